@@ -1,0 +1,120 @@
+// The machine description read from configs/: what a chip generation is made of and how an
+// instance wires its devices. Every hardware number the simulator uses reaches the code through
+// these structs; the numbers themselves (and their sources) live only in configs/*.yaml.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace nsim::config {
+
+// One compute engine of a NeuronCore (tensor/PE, scalar/ACT, vector/DVE, gpsimd/POOL, sync).
+struct EngineSpec {
+    std::string name;                 // "tensor", "vector", "scalar", "gpsimd", "sync"
+    double clock_hz = 0;              // engine clock
+    uint32_t elements_per_cycle = 0;  // streaming width (elements read per cycle)
+};
+
+// The systolic array of the tensor engine and its tile limits.
+struct TensorEngineSpec {
+    uint32_t pe_rows = 0;             // contraction (partition) dimension of the array
+    uint32_t pe_cols = 0;             // stationary free dimension of the array
+    uint32_t max_contraction = 0;     // partition size of a matmul tile
+    uint32_t max_stationary_free = 0; // free size of the stationary tile
+    uint32_t max_moving_free = 0;     // free size of the moving tile
+    // Peak dense throughput of one core per data type name ("bf16", "fp32", ...), FLOP/s (or OP/s).
+    std::map<std::string, double> peak_flops;
+};
+
+// A partitioned on-chip memory (SBUF or PSUM).
+struct OnChipMemorySpec {
+    uint32_t partitions = 0;
+    uint64_t bytes_per_partition = 0;
+    uint32_t banks = 0;               // PSUM accumulation banks per partition; 0 where not banked
+    uint64_t total_bytes() const { return uint64_t(partitions) * bytes_per_partition; }
+};
+
+struct NeuronCoreSpec {
+    std::string name;                 // "NeuronCore-v2"
+    std::string version;              // "v1", "v2", "v3"
+    std::vector<EngineSpec> engines;
+    TensorEngineSpec tensor;
+    OnChipMemorySpec sbuf;
+    OnChipMemorySpec psum;
+    uint32_t semaphores = 0;
+    uint32_t dma_engines = 0;         // DMA engines serving one core
+    uint32_t dma_queues_per_engine = 0;
+    double dma_engine_bytes_per_s = 0;
+};
+
+// A PCI base address register: which index, how large, what it exposes.
+struct BarSpec {
+    uint32_t index = 0;
+    uint64_t size_bytes = 0;          // power of two, as PCI requires
+    std::string role;                 // "registers", "neuron-core-window", "device-memory"
+};
+
+struct PciSpec {
+    uint32_t vendor_id = 0;
+    uint32_t device_id = 0;
+    uint32_t revision = 0;
+    std::vector<BarSpec> bars;
+};
+
+// The host link of a device.
+struct PcieLinkSpec {
+    uint32_t generation = 0;
+    uint32_t lanes = 0;
+    double bytes_per_s = 0;           // usable bandwidth in each direction
+    double latency_s = 0;             // one-way transaction latency
+};
+
+// Device DRAM/HBM.
+struct DeviceMemorySpec {
+    std::string type;                 // "DDR4", "HBM2e", ...
+    uint32_t channels = 0;
+    uint64_t channel_bytes = 0;       // capacity of one channel; power of two
+    double bytes_per_s = 0;           // total bandwidth of all channels of the device
+    double latency_s = 0;             // access latency
+    uint64_t total_bytes() const { return uint64_t(channels) * channel_bytes; }
+};
+
+// Device-to-device links (NeuronLink).
+struct LinkSpec {
+    std::string version;              // "NeuronLink-v2"
+    uint32_t ports = 0;               // links per chip
+    double bytes_per_s = 0;           // per link, each direction
+    double latency_s = 0;
+};
+
+struct ChipSpec {
+    std::string name;                 // "inferentia2"
+    std::string product;              // "Inferentia2"
+    std::string generation_file;      // the configs/chips file it came from
+    NeuronCoreSpec core;
+    uint32_t cores_per_device = 0;
+    PciSpec pci;
+    PcieLinkSpec pcie;
+    DeviceMemorySpec memory;
+    LinkSpec link;
+};
+
+struct InstanceSpec {
+    std::string name;                 // "inf1.2xlarge"
+    std::string chip;                 // key into the chip table
+    uint32_t devices = 0;
+    uint32_t vcpus = 0;
+    uint64_t host_memory_bytes = 0;
+    std::vector<std::string> pci_bdfs;            // one per device, "bb:dd.f"
+    std::vector<std::vector<uint32_t>> connected_to; // per device: the devices it has a link to
+};
+
+// Everything needed to elaborate one simulated host.
+struct HostSpec {
+    InstanceSpec instance;
+    ChipSpec chip;
+};
+
+}  // namespace nsim::config
