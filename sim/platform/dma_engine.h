@@ -1,0 +1,40 @@
+// A DMA engine of a device: an initiator into the device interconnect (device memory, SBUF/PSUM of
+// every core, host memory through the PCIe endpoint, peers through NeuronLink) with its queues.
+#pragma once
+
+#include <cstdint>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "platform/bandwidth_model.h"
+
+namespace nsim::sim {
+
+class DmaEngine : public sc_core::sc_module {
+public:
+    tlm_utils::simple_initiator_socket<DmaEngine> socket;
+
+    DmaEngine(sc_core::sc_module_name name, unsigned index, unsigned owner_core, unsigned queues,
+              double bytes_per_s)
+        : sc_core::sc_module(name),
+          socket("socket"),
+          index_(index),
+          owner_core_(owner_core),
+          queues_(queues),
+          engine_(bytes_per_s, sc_core::SC_ZERO_TIME) {}
+
+    unsigned index() const { return index_; }
+    unsigned owner_core() const { return owner_core_; }
+    unsigned queues() const { return queues_; }
+    BandwidthModel& engine_timing() { return engine_; }
+
+private:
+    unsigned index_;
+    unsigned owner_core_;
+    unsigned queues_;
+    BandwidthModel engine_;
+};
+
+}  // namespace nsim::sim
