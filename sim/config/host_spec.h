@@ -15,6 +15,8 @@ struct EngineSpec {
     std::string name;                 // "tensor", "vector", "scalar", "gpsimd", "sync"
     double clock_hz = 0;              // engine clock
     uint32_t elements_per_cycle = 0;  // streaming width (elements read per cycle)
+    uint32_t min_instruction_cycles = 0;      // MIN_II: the shortest an instruction occupies the engine
+    uint32_t instruction_overhead_cycles = 0; // fixed start-up cost added to every instruction (GpSimd)
 };
 
 // The systolic array of the tensor engine and its tile limits.
@@ -47,6 +49,7 @@ struct NeuronCoreSpec {
     uint32_t dma_engines = 0;         // DMA engines serving one core
     uint32_t dma_queues_per_engine = 0;
     double dma_engine_bytes_per_s = 0;
+    double dma_transfer_overhead_s = 0;   // fixed cost of one DMA (descriptor setup, sync, start)
 };
 
 // A PCI base address register: which index, how large, what it exposes.
@@ -75,7 +78,8 @@ struct PcieLinkSpec {
 struct DeviceMemorySpec {
     std::string type;                 // "DDR4", "HBM2e", ...
     uint32_t channels = 0;
-    uint64_t channel_bytes = 0;       // capacity of one channel; power of two
+    uint64_t channel_bytes = 0;       // usable capacity of one channel (trn2: 24 GiB, not a power of two)
+    uint64_t channel_stride_bytes = 0; // device-address distance between channels; power of two
     double bytes_per_s = 0;           // total bandwidth of all channels of the device
     double latency_s = 0;             // access latency
     uint64_t total_bytes() const { return uint64_t(channels) * channel_bytes; }
@@ -95,6 +99,8 @@ struct ChipSpec {
     std::string generation_file;      // the configs/chips file it came from
     NeuronCoreSpec core;
     uint32_t cores_per_device = 0;
+    // Physical cores grouped into one logical NeuronCore by default (LNC); 1 where the chip has no LNC.
+    uint32_t logical_neuroncore_config = 1;
     PciSpec pci;
     PcieLinkSpec pcie;
     DeviceMemorySpec memory;
@@ -109,6 +115,9 @@ struct InstanceSpec {
     uint64_t host_memory_bytes = 0;
     std::vector<std::string> pci_bdfs;            // one per device, "bb:dd.f"
     std::vector<std::vector<uint32_t>> connected_to; // per device: the devices it has a link to
+    std::string topology;                         // "none", "chain", "ring", "torus" or "custom"
+    std::vector<uint32_t> topology_shape;         // torus: {rows, cols}; empty otherwise
+    double link_bytes_per_s = 0;                  // instance override of chip.link.bytes_per_s; 0 = none
 };
 
 // Everything needed to elaborate one simulated host.

@@ -1,0 +1,260 @@
+#include "config/chip_reader.h"
+
+#include <fmt/format.h>
+
+namespace nsim::config {
+namespace {
+
+// Names the simulator gives meaning to; anything else is a typo.
+const std::vector<std::string> kEngineNames = {"tensor", "vector", "scalar", "gpsimd", "sync"};
+const std::vector<std::string> kDataTypes = {"fp8", "bf16", "fp16", "tf32", "fp32", "int8"};
+const std::vector<std::string> kBarRoles = {"registers", "neuron-core-window", "device-memory"};
+// A PCI type-0 configuration header has six BARs.
+constexpr uint32_t kPciBarSlots = 6;
+
+bool is_power_of_two(uint64_t value) { return value != 0 && (value & (value - 1)) == 0; }
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+    for (const auto& known : names)
+        if (known == name) return true;
+    return false;
+}
+
+std::string join(const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+    return out;
+}
+
+uint32_t positive_u32(const ConfigNode& node) {
+    const uint32_t value = node.as_u32();
+    if (value == 0) node.fail("must be greater than zero");
+    return value;
+}
+
+uint64_t positive_bytes(const ConfigNode& node) {
+    const uint64_t value = node.as_bytes();
+    if (value == 0) node.fail("must be greater than zero");
+    return value;
+}
+
+double positive(const ConfigNode& node, Quantity kind) {
+    const double value = node.as_quantity(kind);
+    if (value <= 0) node.fail("must be greater than zero");
+    return value;
+}
+
+uint32_t optional_u32(const ConfigNode& map, const std::string& key) {
+    const auto node = map.find(key);
+    return node ? node->as_u32() : 0;
+}
+
+EngineSpec read_engine(const ConfigNode& node) {
+    node.check_keys({"clock_hz", "elements_per_cycle", "min_instruction_cycles",
+                     "instruction_overhead_cycles"});
+    EngineSpec engine;
+    engine.name = node.name();
+    if (!contains(kEngineNames, engine.name))
+        node.fail(fmt::format("unknown engine (expected one of: {})", join(kEngineNames)));
+    engine.clock_hz = positive(node.at("clock_hz"), Quantity::hertz);
+    // The sync engine only sequences; every other engine streams data and needs a width.
+    const ConfigNode width = node.at("elements_per_cycle");
+    engine.elements_per_cycle = engine.name == "sync" ? width.as_u32() : positive_u32(width);
+    engine.min_instruction_cycles = optional_u32(node, "min_instruction_cycles");
+    engine.instruction_overhead_cycles = optional_u32(node, "instruction_overhead_cycles");
+    return engine;
+}
+
+TensorEngineSpec read_tensor(const ConfigNode& node) {
+    node.check_keys({"pe_rows", "pe_cols", "max_contraction", "max_stationary_free",
+                     "max_moving_free", "peak_flops"});
+    TensorEngineSpec tensor;
+    tensor.pe_rows = positive_u32(node.at("pe_rows"));
+    tensor.pe_cols = positive_u32(node.at("pe_cols"));
+    const ConfigNode contraction = node.at("max_contraction");
+    tensor.max_contraction = positive_u32(contraction);
+    if (tensor.max_contraction > tensor.pe_rows)
+        contraction.fail(fmt::format("must not exceed pe_rows ({})", tensor.pe_rows));
+    const ConfigNode stationary = node.at("max_stationary_free");
+    tensor.max_stationary_free = positive_u32(stationary);
+    if (tensor.max_stationary_free > tensor.pe_cols)
+        stationary.fail(fmt::format("must not exceed pe_cols ({})", tensor.pe_cols));
+    tensor.max_moving_free = positive_u32(node.at("max_moving_free"));
+    const ConfigNode peaks = node.at("peak_flops");
+    for (const ConfigNode& peak : peaks.entries()) {
+        if (!contains(kDataTypes, peak.name()))
+            peak.fail(fmt::format("unknown data type (expected one of: {})", join(kDataTypes)));
+        tensor.peak_flops[peak.name()] = positive(peak, Quantity::flops);
+    }
+    if (tensor.peak_flops.empty()) peaks.fail("needs at least one data type");
+    return tensor;
+}
+
+OnChipMemorySpec read_on_chip_memory(const ConfigNode& node, bool banked) {
+    if (banked) node.check_keys({"partitions", "bytes_per_partition", "banks"});
+    else node.check_keys({"partitions", "bytes_per_partition"});
+    OnChipMemorySpec memory;
+    memory.partitions = positive_u32(node.at("partitions"));
+    const ConfigNode bytes = node.at("bytes_per_partition");
+    memory.bytes_per_partition = positive_bytes(bytes);
+    if (banked) {
+        const ConfigNode banks = node.at("banks");
+        memory.banks = positive_u32(banks);
+        if (memory.bytes_per_partition % memory.banks != 0)
+            banks.fail("must divide bytes_per_partition into equal banks");
+    }
+    return memory;
+}
+
+NeuronCoreSpec read_neuron_core(const ConfigNode& node) {
+    node.check_keys({"name", "version", "engines", "tensor", "sbuf", "psum", "semaphores",
+                     "dma_engines", "dma_queues_per_engine", "dma_engine_bytes_per_s",
+                     "dma_transfer_overhead_s"});
+    NeuronCoreSpec core;
+    core.name = node.at("name").as_string();
+    core.version = node.at("version").as_string();
+    const ConfigNode engines = node.at("engines");
+    for (const ConfigNode& engine : engines.entries()) core.engines.push_back(read_engine(engine));
+    bool has_tensor = false;
+    for (const auto& engine : core.engines) has_tensor = has_tensor || engine.name == "tensor";
+    if (!has_tensor) engines.fail("needs a 'tensor' engine");
+    core.tensor = read_tensor(node.at("tensor"));
+    core.sbuf = read_on_chip_memory(node.at("sbuf"), false);
+    core.psum = read_on_chip_memory(node.at("psum"), true);
+    core.semaphores = positive_u32(node.at("semaphores"));
+    core.dma_engines = positive_u32(node.at("dma_engines"));
+    core.dma_queues_per_engine = positive_u32(node.at("dma_queues_per_engine"));
+    core.dma_engine_bytes_per_s = positive(node.at("dma_engine_bytes_per_s"),
+                                           Quantity::bytes_per_second);
+    core.dma_transfer_overhead_s = node.at("dma_transfer_overhead_s").as_quantity(Quantity::seconds);
+    return core;
+}
+
+BarSpec read_bar(const ConfigNode& node) {
+    node.check_keys({"index", "size", "role"});
+    BarSpec bar;
+    const ConfigNode index = node.at("index");
+    bar.index = index.as_u32();
+    if (bar.index >= kPciBarSlots)
+        index.fail(fmt::format("must be 0 to {} (a PCI header has {} BARs)", kPciBarSlots - 1,
+                               kPciBarSlots));
+    const ConfigNode size = node.at("size");
+    bar.size_bytes = size.as_bytes();
+    if (!is_power_of_two(bar.size_bytes)) size.fail("must be a power of two (PCI BAR sizes are)");
+    const ConfigNode role = node.at("role");
+    bar.role = role.as_string();
+    if (!contains(kBarRoles, bar.role))
+        role.fail(fmt::format("unknown BAR role (expected one of: {})", join(kBarRoles)));
+    return bar;
+}
+
+PciSpec read_pci(const ConfigNode& node) {
+    node.check_keys({"vendor_id", "device_id", "revision", "bars"});
+    PciSpec pci;
+    pci.vendor_id = static_cast<uint32_t>(node.at("vendor_id").as_unsigned(0xffff));
+    pci.device_id = static_cast<uint32_t>(node.at("device_id").as_unsigned(0xffff));
+    pci.revision = static_cast<uint32_t>(node.at("revision").as_unsigned(0xff));
+    const ConfigNode bars = node.at("bars");
+    for (const ConfigNode& item : bars.items()) {
+        const BarSpec bar = read_bar(item);
+        for (const auto& earlier : pci.bars) {
+            if (earlier.index == bar.index)
+                item.at("index").fail(fmt::format("BAR {} is defined twice", bar.index));
+            if (earlier.role == bar.role)
+                item.at("role").fail(fmt::format("two BARs have role '{}'", bar.role));
+        }
+        pci.bars.push_back(bar);
+    }
+    for (const char* role : {"registers", "device-memory"}) {
+        bool found = false;
+        for (const auto& bar : pci.bars) found = found || bar.role == role;
+        if (!found) bars.fail(fmt::format("needs a BAR with role '{}'", role));
+    }
+    return pci;
+}
+
+PcieLinkSpec read_pcie(const ConfigNode& node) {
+    node.check_keys({"generation", "lanes", "bytes_per_s", "latency_s"});
+    PcieLinkSpec pcie;
+    pcie.generation = positive_u32(node.at("generation"));
+    const ConfigNode lanes = node.at("lanes");
+    pcie.lanes = lanes.as_u32();
+    if (!is_power_of_two(pcie.lanes)) lanes.fail("must be a power of two (x1, x2, x4, x8, x16...)");
+    pcie.bytes_per_s = positive(node.at("bytes_per_s"), Quantity::bytes_per_second);
+    pcie.latency_s = positive(node.at("latency_s"), Quantity::seconds);
+    return pcie;
+}
+
+DeviceMemorySpec read_memory(const ConfigNode& node) {
+    node.check_keys({"type", "channels", "channel_bytes", "channel_stride_bytes", "bytes_per_s",
+                     "latency_s"});
+    DeviceMemorySpec memory;
+    memory.type = node.at("type").as_string();
+    memory.channels = positive_u32(node.at("channels"));
+    memory.channel_bytes = positive_bytes(node.at("channel_bytes"));
+    const ConfigNode stride = node.at("channel_stride_bytes");
+    memory.channel_stride_bytes = stride.as_bytes();
+    if (!is_power_of_two(memory.channel_stride_bytes))
+        stride.fail("must be a power of two (the device decodes channel addresses by bits)");
+    if (memory.channel_bytes > memory.channel_stride_bytes)
+        stride.fail("must be at least channel_bytes (channels would overlap)");
+    memory.bytes_per_s = positive(node.at("bytes_per_s"), Quantity::bytes_per_second);
+    memory.latency_s = positive(node.at("latency_s"), Quantity::seconds);
+    return memory;
+}
+
+LinkSpec read_link(const ConfigNode& node) {
+    node.check_keys({"version", "ports", "bytes_per_s", "latency_s"});
+    LinkSpec link;
+    link.version = node.at("version").as_string();
+    link.ports = node.at("ports").as_u32();
+    // A chip without links may say ports: 0; one with links needs their speed.
+    if (link.ports == 0) {
+        link.bytes_per_s = node.at("bytes_per_s").as_quantity(Quantity::bytes_per_second);
+        link.latency_s = node.at("latency_s").as_quantity(Quantity::seconds);
+    } else {
+        link.bytes_per_s = positive(node.at("bytes_per_s"), Quantity::bytes_per_second);
+        link.latency_s = positive(node.at("latency_s"), Quantity::seconds);
+    }
+    return link;
+}
+
+ChipSpec read_chip(const ConfigNode& node, const NeuronCoreSpec& core) {
+    node.check_keys({"product", "cores_per_device", "logical_neuroncore_config", "pci", "pcie",
+                     "memory", "link"});
+    ChipSpec chip;
+    chip.name = node.name();
+    chip.generation_file = node.file();
+    chip.core = core;
+    chip.product = node.at("product").as_string();
+    chip.cores_per_device = positive_u32(node.at("cores_per_device"));
+    if (const auto lnc = node.find("logical_neuroncore_config")) {
+        chip.logical_neuroncore_config = positive_u32(*lnc);
+        if (chip.cores_per_device % chip.logical_neuroncore_config != 0)
+            lnc->fail(fmt::format("must divide cores_per_device ({})", chip.cores_per_device));
+    }
+    chip.pci = read_pci(node.at("pci"));
+    chip.pcie = read_pcie(node.at("pcie"));
+    chip.memory = read_memory(node.at("memory"));
+    chip.link = read_link(node.at("link"));
+    for (const auto& bar : chip.pci.bars) {
+        if (bar.role == "device-memory" && bar.size_bytes < chip.memory.total_bytes())
+            node.at("pci").fail(fmt::format(
+                "device-memory BAR ({} bytes) is smaller than the device memory ({} bytes)",
+                bar.size_bytes, chip.memory.total_bytes()));
+    }
+    return chip;
+}
+
+}  // namespace
+
+std::vector<ChipDefinition> read_chips(const ConfigNode& neuron_core, const ConfigNode& chips) {
+    const NeuronCoreSpec core = read_neuron_core(neuron_core);
+    std::vector<ChipDefinition> result;
+    const auto entries = chips.entries();
+    if (entries.empty()) chips.fail("needs at least one chip");
+    for (const ConfigNode& node : entries) result.push_back({read_chip(node, core), node});
+    return result;
+}
+
+}  // namespace nsim::config

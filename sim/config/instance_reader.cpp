@@ -1,0 +1,188 @@
+#include "config/instance_reader.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "config/link_topology.h"
+#include "config/pci_bdf.h"
+
+namespace nsim::config {
+namespace {
+
+std::string join(const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+    return out;
+}
+
+std::string join(const std::vector<uint32_t>& numbers) {
+    std::string out;
+    for (uint32_t n : numbers) out += (out.empty() ? "" : ", ") + std::to_string(n);
+    return out;
+}
+
+uint32_t positive_u32(const ConfigNode& node) {
+    const uint32_t value = node.as_u32();
+    if (value == 0) node.fail("must be greater than zero");
+    return value;
+}
+
+const ChipSpec& read_chip_name(const ConfigNode& node, const ChipCatalog& chips) {
+    const std::string name = node.as_string();
+    const ChipSpec* chip = chips.find(name);
+    if (!chip) node.fail(fmt::format("unknown chip '{}'; valid chips: {}", name, join(chips.names())));
+    return *chip;
+}
+
+std::vector<std::string> read_bdfs(const ConfigNode& node, uint32_t devices) {
+    const auto items = node.items();
+    if (items.size() != devices)
+        node.fail(fmt::format("{} device(s) need {} PCI address(es), got {}", devices, devices,
+                              items.size()));
+    std::vector<std::string> bdfs;
+    for (const ConfigNode& item : items) {
+        const auto bdf = canonical_pci_bdf(item.as_string());
+        if (!bdf) item.fail_expected("a PCI address such as 10:1c.0");
+        const auto earlier = std::find(bdfs.begin(), bdfs.end(), *bdf);
+        if (earlier != bdfs.end())
+            item.fail(fmt::format("PCI address {} is already used by device {}", *bdf,
+                                  earlier - bdfs.begin()));
+        bdfs.push_back(*bdf);
+    }
+    return bdfs;
+}
+
+// The declared shape: "none", "chain", "ring" or {torus: [rows, cols]}.
+struct DeclaredTopology {
+    std::string kind;
+    std::vector<uint32_t> shape;
+    NeighbourLists links;
+};
+
+DeclaredTopology read_topology(const ConfigNode& node, uint32_t devices) {
+    DeclaredTopology topology;
+    if (node.is_map()) {
+        node.check_keys({"torus"});
+        const ConfigNode dims = node.at("torus");
+        const auto items = dims.items();
+        if (items.size() != 2) dims.fail_expected("[rows, cols]");
+        topology.kind = "torus";
+        topology.shape = {positive_u32(items[0]), positive_u32(items[1])};
+        if (uint64_t(topology.shape[0]) * topology.shape[1] != devices)
+            dims.fail(fmt::format("a {} x {} torus has {} devices, the instance has {}",
+                                  topology.shape[0], topology.shape[1],
+                                  uint64_t(topology.shape[0]) * topology.shape[1], devices));
+        topology.links = torus_links(topology.shape[0], topology.shape[1]);
+        return topology;
+    }
+    if (!node.is_scalar()) node.fail_expected("none, chain, ring or {torus: [rows, cols]}");
+    topology.kind = node.as_string();
+    if (topology.kind == "none") topology.links = NeighbourLists(devices);
+    else if (topology.kind == "chain") topology.links = chain_links(devices);
+    else if (topology.kind == "ring") topology.links = ring_links(devices);
+    else node.fail_expected("none, chain, ring or {torus: [rows, cols]}");
+    return topology;
+}
+
+NeighbourLists read_connected_to(const ConfigNode& node, uint32_t devices) {
+    const auto lists = node.items();
+    if (lists.size() != devices)
+        node.fail(fmt::format("{} device(s) need {} neighbour list(s), got {}", devices, devices,
+                              lists.size()));
+    NeighbourLists links(devices);
+    for (uint32_t device = 0; device < devices; ++device) {
+        for (const ConfigNode& item : lists[device].items()) {
+            const uint32_t peer = item.as_u32();
+            if (peer == device) item.fail(fmt::format("device {} is linked to itself", device));
+            if (peer >= devices)
+                item.fail(fmt::format("device {} does not exist (devices are 0 to {})", peer,
+                                      devices - 1));
+            auto& list = links[device];
+            if (std::find(list.begin(), list.end(), peer) != list.end())
+                item.fail(fmt::format("device {} is linked to {} twice", device, peer));
+            list.push_back(peer);
+        }
+    }
+    for (uint32_t device = 0; device < devices; ++device) {
+        const auto items = lists[device].items();
+        for (std::size_t k = 0; k < links[device].size(); ++k) {
+            const uint32_t peer = links[device][k];
+            const auto& back = links[peer];
+            if (std::find(back.begin(), back.end(), device) == back.end())
+                items[k].fail(fmt::format("device {} links to {} but device {} does not link back",
+                                          device, peer, peer));
+        }
+    }
+    return links;
+}
+
+std::vector<uint32_t> sorted(std::vector<uint32_t> values) {
+    std::sort(values.begin(), values.end());
+    return values;
+}
+
+void check_against_declared(const ConfigNode& node, const NeighbourLists& links,
+                            const DeclaredTopology& declared) {
+    const auto lists = node.items();
+    for (std::size_t device = 0; device < links.size(); ++device) {
+        if (sorted(links[device]) != sorted(declared.links[device]))
+            lists[device].fail(fmt::format("device {} links to [{}] but the declared {} gives [{}]",
+                                           device, join(links[device]), declared.kind,
+                                           join(declared.links[device])));
+    }
+}
+
+void check_ports(const ConfigNode& node, const NeighbourLists& links, const ChipSpec& chip) {
+    for (std::size_t device = 0; device < links.size(); ++device) {
+        if (links[device].size() > chip.link.ports)
+            node.fail(fmt::format("device {} has {} links but a {} has {} link port(s)", device,
+                                  links[device].size(), chip.name, chip.link.ports));
+    }
+}
+
+}  // namespace
+
+InstanceSpec read_instance(const ConfigNode& node, const ChipCatalog& chips) {
+    node.check_keys({"chip", "devices", "vcpus", "host_memory_bytes", "pci_bdfs", "topology",
+                     "connected_to", "link_bytes_per_s"});
+    InstanceSpec instance;
+    instance.name = node.name();
+    const ChipSpec& chip = read_chip_name(node.at("chip"), chips);
+    instance.chip = chip.name;
+    instance.devices = positive_u32(node.at("devices"));
+    instance.vcpus = positive_u32(node.at("vcpus"));
+    const ConfigNode host_memory = node.at("host_memory_bytes");
+    instance.host_memory_bytes = host_memory.as_bytes();
+    if (instance.host_memory_bytes == 0) host_memory.fail("must be greater than zero");
+    instance.pci_bdfs = read_bdfs(node.at("pci_bdfs"), instance.devices);
+
+    std::optional<DeclaredTopology> declared;
+    if (const auto topology = node.find("topology")) {
+        declared = read_topology(*topology, instance.devices);
+        check_ports(*topology, declared->links, chip);
+    }
+    if (const auto explicit_links = node.find("connected_to")) {
+        instance.connected_to = read_connected_to(*explicit_links, instance.devices);
+        check_ports(*explicit_links, instance.connected_to, chip);
+        if (declared) check_against_declared(*explicit_links, instance.connected_to, *declared);
+        instance.topology = declared ? declared->kind : "custom";
+    } else if (declared) {
+        instance.connected_to = declared->links;
+        instance.topology = declared->kind;
+    } else {
+        instance.connected_to = NeighbourLists(instance.devices);
+        instance.topology = "none";
+    }
+    if (declared) instance.topology_shape = declared->shape;
+
+    if (const auto link_rate = node.find("link_bytes_per_s")) {
+        instance.link_bytes_per_s = link_rate->as_quantity(Quantity::bytes_per_second);
+        if (instance.link_bytes_per_s <= 0) link_rate->fail("must be greater than zero");
+    }
+    return instance;
+}
+
+}  // namespace nsim::config

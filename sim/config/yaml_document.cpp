@@ -1,0 +1,66 @@
+#include "config/yaml_document.h"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "config/config_set.h"
+
+namespace nsim::config {
+namespace {
+
+// The dotted path of block-map keys that enclose `line` (1-based), read from indentation. A
+// syntax error leaves no parse tree to ask, and a user wants to know where to look.
+std::string enclosing_key(const std::string& text, int line) {
+    std::vector<std::pair<std::size_t, std::string>> open;  // (indent, key)
+    std::istringstream lines(text);
+    std::string current;
+    for (int number = 1; number <= line && std::getline(lines, current); ++number) {
+        const std::size_t indent = current.find_first_not_of(' ');
+        if (indent == std::string::npos || current[indent] == '#') continue;
+        std::size_t start = indent;
+        while (current.compare(start, 2, "- ") == 0) start += 2;
+        const std::size_t colon = current.find(':', start);
+        const std::size_t comment = current.find(" #", start);
+        const bool is_key = colon != std::string::npos && colon > start &&
+                            (comment == std::string::npos || colon < comment) &&
+                            (colon + 1 == current.size() || current[colon + 1] == ' ') &&
+                            current.find_first_of("\"'{[", start) > colon;
+        while (!open.empty() && open.back().first >= start) open.pop_back();
+        if (is_key) open.emplace_back(start, current.substr(start, colon - start));
+    }
+    std::string key;
+    for (const auto& [indent, name] : open) key += (key.empty() ? "" : ".") + name;
+    return key;
+}
+
+std::string lower_first(std::string text) {
+    if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z') text[0] = char(text[0] - 'A' + 'a');
+    return text;
+}
+
+}  // namespace
+
+ConfigNode load_yaml_document(const std::filesystem::path& file) {
+    const std::string name = file.string();
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw ConfigError(fmt::format("{}: cannot read file", name));
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    const std::string text = buffer.str();
+    try {
+        return ConfigNode(YAML::Load(text), name);
+    } catch (const YAML::Exception& error) {
+        const int line = error.mark.is_null() ? 1 : error.mark.line + 1;
+        const std::string key = enclosing_key(text, line);
+        const std::string problem = "YAML syntax error: " + lower_first(error.msg);
+        if (key.empty()) throw ConfigError(fmt::format("{}:{}: {}", name, line, problem));
+        throw ConfigError(fmt::format("{}:{}: key '{}': {}", name, line, key, problem));
+    }
+}
+
+}  // namespace nsim::config
