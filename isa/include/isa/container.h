@@ -1,0 +1,74 @@
+// The executable container (bert.bin and every other assembled program), in memory.
+// The byte layout is in isa/FORMAT.md; container_writer.h and container_reader.h convert.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "isa/instruction.h"
+
+namespace nsim::isa {
+
+constexpr uint32_t kFormatVersion = 1;
+
+enum class TensorRole : uint8_t { Input, Output, Weight, Scratch };
+enum class TensorLocation : uint8_t { Device, Host };
+
+std::string_view name_of(TensorRole);
+std::string_view name_of(TensorLocation);
+bool is_valid_role(uint32_t raw);
+bool is_valid_location(uint32_t raw);
+std::optional<TensorRole> role_from_name(std::string_view);
+std::optional<TensorLocation> location_from_name(std::string_view);
+
+struct TensorInfo {
+    std::string name;
+    TensorRole role = TensorRole::Scratch;
+    DType dtype = DType::Fp32;
+    TensorLocation location = TensorLocation::Device;
+    std::vector<uint64_t> shape;
+    uint64_t offset = 0;            // bytes into the program's device (or host) memory region
+    std::vector<uint8_t> data;      // initial contents (weights, constants); empty: none
+
+    // Product of the shape times the element size; saturates instead of wrapping.
+    uint64_t size_bytes() const;
+    bool operator==(const TensorInfo& o) const;
+};
+
+// The instructions one engine queue of one core executes, in order.
+struct InstructionStream {
+    uint32_t core = 0;
+    Engine engine = Engine::Pe;
+    uint8_t queue = 0;              // DMA queue number; 0 for every other engine
+    std::vector<Instruction> instructions;
+    uint32_t section = 0;           // index in the file's section table (set by reader and writer order)
+};
+
+struct SemaphoreName {
+    uint32_t index = 0;
+    std::string name;
+    bool operator==(const SemaphoreName& o) const { return index == o.index && name == o.name; }
+};
+
+struct Container {
+    uint32_t generation = 0;        // N of NeuronCore-vN
+    uint32_t cores_needed = 1;
+    std::vector<std::pair<std::string, std::string>> metadata;   // in file order
+    std::vector<TensorInfo> tensors;
+    std::vector<SemaphoreName> semaphore_names;
+    std::vector<InstructionStream> streams;
+
+    // Streams sorted by (core, engine, queue) and their section numbers set to where the writer puts them.
+    void canonicalize();
+    std::string metadata_value(const std::string& key) const;   // "" when absent
+};
+
+// "core 0 queue pe", "core 1 queue dma3"
+std::string queue_name(Engine engine, uint8_t queue);
+std::string describe(const InstructionStream&);
+
+}  // namespace nsim::isa

@@ -1,0 +1,299 @@
+#include "isa/validator.h"
+
+#include <string>
+
+#include "isa/opcode_table.h"
+
+namespace nsim::isa {
+namespace {
+
+using Wide = __int128;  // byte ranges of hostile operands overflow 64 bits
+
+std::string core_name(uint32_t generation) { return "NeuronCore-v" + std::to_string(generation); }
+
+std::string spaces_text(uint32_t mask) {
+    std::string text;
+    for (uint32_t s = uint32_t(MemorySpace::Sbuf); is_valid_space(s); ++s) {
+        if (!(mask & table_names::space_bit(MemorySpace(s)))) continue;
+        if (!text.empty()) text += " or ";
+        text += name_of(MemorySpace(s));
+    }
+    return text;
+}
+
+std::string wide_text(Wide v) {
+    if (v == 0) return "0";
+    const bool negative = v < 0;
+    std::string digits;
+    for (; v != 0; v /= 10) digits.insert(digits.begin(), char('0' + int(negative ? -(v % 10) : v % 10)));
+    return negative ? "-" + digits : digits;
+}
+
+std::string range_text(Wide begin, Wide end) { return "[" + wide_text(begin) + ", " + wide_text(end) + ")"; }
+
+class StreamChecker {
+public:
+    StreamChecker(const Container& c, const GenerationLimits& l, const InstructionStream& s,
+                  std::vector<Diagnostic>& out)
+        : container_(c), limits_(l), stream_(s), out_(out) {}
+
+    void run() {
+        const std::string engine = queue_name(stream_.engine, stream_.queue);
+        if (!(limits_.engines & table_names::engine_bit(stream_.engine))) {
+            report({}, core_name(limits_.generation) + " has no " + std::string(name_of(stream_.engine)) + " engine");
+            return;
+        }
+        if (stream_.engine == Engine::Dma && stream_.queue >= limits_.dma_queues) {
+            report({}, "DMA queue " + std::to_string(stream_.queue) + " out of range (the core has " +
+                           std::to_string(limits_.dma_queues) + ")");
+            return;
+        }
+        for (size_t i = 0; i < stream_.instructions.size(); ++i) check(i, stream_.instructions[i]);
+    }
+
+private:
+    void report(std::optional<size_t> instruction, std::string message) {
+        Diagnostic d;
+        d.section = stream_.section;
+        d.section_description = describe(stream_);
+        d.instruction = instruction;
+        d.message = std::move(message);
+        out_.push_back(std::move(d));
+    }
+
+    void check_semaphore(size_t i, const std::string& what, uint32_t index) {
+        if (index >= limits_.semaphores)
+            report(i, what + " " + std::to_string(index) + " out of range (the core has " +
+                          std::to_string(limits_.semaphores) + ")");
+    }
+
+    void check(size_t i, const Instruction& inst) {
+        const OpcodeInfo& op = info(inst.opcode);
+        if (!op.runs_on(stream_.engine)) {
+            report(i, "'" + std::string(op.mnemonic) + "' does not run on the " +
+                          std::string(name_of(stream_.engine)) + " engine");
+        }
+        if (inst.sync.wait_semaphore != kNoSemaphore) check_semaphore(i, "wait semaphore", inst.sync.wait_semaphore);
+        if (inst.sync.signal_semaphore != kNoSemaphore)
+            check_semaphore(i, "signal semaphore", inst.sync.signal_semaphore);
+        bool operands_ok = true;
+        for (size_t f = 0; f < op.field_count; ++f) {
+            const FieldSpec& field = op.fields[f];
+            if (field.kind == FieldKind::Semaphore)
+                check_semaphore(i, "operand '" + std::string(field.name) + "': semaphore", inst.u32(f));
+            if (field.kind == FieldKind::AccessPattern)
+                operands_ok = check_operand(i, op, field, inst.ap(f)) && operands_ok;
+        }
+        if (operands_ok) check_shapes(i, inst);
+    }
+
+    bool check_operand(size_t i, const OpcodeInfo& op, const FieldSpec& field, const AccessPattern& ap) {
+        const std::string label = "operand '" + std::string(field.name) + "'";
+        if (!ap.present()) {
+            if (!field.optional) {
+                report(i, label + " is none but '" + std::string(op.mnemonic) + "' needs it");
+                return false;
+            }
+            return true;
+        }
+        if (!(field.spaces & table_names::space_bit(ap.space))) {
+            report(i, label + " is in " + std::string(name_of(ap.space)) + ", '" + std::string(op.mnemonic) +
+                          "' takes it from " + spaces_text(field.spaces));
+            return false;
+        }
+        if (ap.partition_count == 0) {
+            report(i, label + ": partition count is 0");
+            return false;
+        }
+        for (size_t d = 0; d < ap.dim_count; ++d)
+            if (ap.dims[d].count == 0) {
+                report(i, label + ": free dimension " + std::to_string(d) + " has count 0");
+                return false;
+            }
+        const Wide element = size_in_bytes(ap.dtype);
+        Wide low = ap.min_free_index(), high = ap.max_free_index();
+        if (is_partitioned(ap.space)) {
+            const bool sbuf = ap.space == MemorySpace::Sbuf;
+            const uint32_t partitions = sbuf ? limits_.sbuf_partitions : limits_.psum_partitions;
+            const uint64_t bytes = sbuf ? limits_.sbuf_bytes_per_partition : limits_.psum_bytes_per_partition;
+            const std::string space(name_of(ap.space));
+            if (ap.tensor != kNoTensor || ap.partition_stride != 0) {
+                report(i, label + ": a " + space + " operand has no tensor and no partition stride");
+                return false;
+            }
+            if (Wide(ap.partition_start) + ap.partition_count > partitions) {
+                report(i, label + ": partitions " +
+                              range_text(ap.partition_start, Wide(ap.partition_start) + ap.partition_count) +
+                              " outside " + space + " (" + std::to_string(partitions) + " partitions)");
+                return false;
+            }
+            const Wide begin = Wide(ap.offset) + low * element, end = Wide(ap.offset) + (high + 1) * element;
+            if (begin < 0 || end > Wide(bytes)) {
+                report(i, label + ": bytes " + range_text(begin, end) + " of each partition outside " + space + " (" +
+                              std::to_string(bytes) + " bytes per partition)");
+                return false;
+            }
+            return true;
+        }
+        const std::string space(name_of(ap.space));
+        if (ap.tensor >= container_.tensors.size()) {
+            report(i, label + ": tensor " + std::to_string(ap.tensor) + " does not exist (the table has " +
+                          std::to_string(container_.tensors.size()) + ")");
+            return false;
+        }
+        const TensorInfo& tensor = container_.tensors[ap.tensor];
+        const TensorLocation wanted = ap.space == MemorySpace::Host ? TensorLocation::Host : TensorLocation::Device;
+        if (tensor.location != wanted) {
+            report(i, label + ": tensor '" + tensor.name + "' is in " + std::string(name_of(tensor.location)) +
+                          " memory, the operand says " + space);
+            return false;
+        }
+        if (ap.partition_start != 0) {
+            report(i, label + ": partition start must be 0 in " + space + " (rows start at the offset)");
+            return false;
+        }
+        const Wide rows_span = Wide(ap.partition_stride) * (Wide(ap.partition_count) - 1);
+        if (rows_span < 0) low += rows_span;
+        else high += rows_span;
+        const Wide begin = Wide(ap.offset) + low * element, end = Wide(ap.offset) + (high + 1) * element;
+        if (begin < 0 || end > Wide(tensor.size_bytes())) {
+            report(i, label + ": bytes " + range_text(begin, end) + " outside tensor '" + tensor.name + "' (" +
+                          std::to_string(tensor.size_bytes()) + " bytes)");
+            return false;
+        }
+        return true;
+    }
+
+    void limit(size_t i, const std::string& what, uint64_t value, uint32_t most) {
+        if (value > most)
+            report(i, what + " " + std::to_string(value) + " exceeds " + core_name(limits_.generation) +
+                          "'s limit of " + std::to_string(most));
+    }
+
+    void same(size_t i, const Instruction& inst, size_t a, size_t b) {
+        const OpcodeInfo& op = info(inst.opcode);
+        const AccessPattern &x = inst.ap(a), &y = inst.ap(b);
+        if (!x.present() || !y.present()) return;
+        const std::string xn(op.fields[a].name), yn(op.fields[b].name);
+        if (x.partition_count != y.partition_count)
+            report(i, "operand '" + yn + "' has " + std::to_string(y.partition_count) + " partitions, '" + xn +
+                          "' has " + std::to_string(x.partition_count));
+        else if (x.free_elements() != y.free_elements())
+            report(i, "operand '" + yn + "' has " + std::to_string(y.free_elements()) + " elements per partition, '" +
+                          xn + "' has " + std::to_string(x.free_elements()));
+    }
+
+    void check_cores(size_t i, uint32_t first, uint32_t count) {
+        if (count == 0) report(i, "core_count is 0");
+        else if (uint64_t(first) + count > container_.cores_needed)
+            report(i, "cores " + range_text(first, Wide(first) + count) + " beyond the program's " +
+                          std::to_string(container_.cores_needed) + " cores");
+    }
+
+    void check_shapes(size_t i, const Instruction& inst) {
+        switch (inst.opcode) {
+            case Opcode::Matmul: {
+                namespace F = fields::Matmul;
+                const AccessPattern &st = inst.ap(F::stationary), &mv = inst.ap(F::moving), &dst = inst.ap(F::dst);
+                limit(i, "matmul contraction (partitions)", st.partition_count, limits_.max_contraction);
+                limit(i, "matmul stationary tile free size", st.free_elements(), limits_.max_stationary_free);
+                limit(i, "matmul moving tile free size", mv.free_elements(), limits_.max_moving_free);
+                if (mv.partition_count != st.partition_count)
+                    report(i, "moving has " + std::to_string(mv.partition_count) + " partitions, stationary " +
+                                  std::to_string(st.partition_count));
+                if (dst.partition_count != st.free_elements())
+                    report(i, "dst has " + std::to_string(dst.partition_count) +
+                                  " partitions, the stationary free size is " + std::to_string(st.free_elements()));
+                if (dst.free_elements() != mv.free_elements())
+                    report(i, "dst has " + std::to_string(dst.free_elements()) +
+                                  " elements per partition, the moving free size is " +
+                                  std::to_string(mv.free_elements()));
+                break;
+            }
+            case Opcode::Transpose: {
+                namespace F = fields::Transpose;
+                const AccessPattern &src = inst.ap(F::src), &dst = inst.ap(F::dst);
+                if (stream_.engine == Engine::Pe) {
+                    limit(i, "transpose source partitions", src.partition_count, limits_.max_contraction);
+                    limit(i, "transpose source free size", src.free_elements(), limits_.max_stationary_free);
+                }
+                if (dst.partition_count != src.free_elements() || dst.free_elements() != src.partition_count)
+                    report(i, "dst is " + std::to_string(dst.partition_count) + "x" +
+                                  std::to_string(dst.free_elements()) + ", the transpose of a " +
+                                  std::to_string(src.partition_count) + "x" + std::to_string(src.free_elements()) +
+                                  " source is not");
+                break;
+            }
+            case Opcode::Activation: same(i, inst, fields::Activation::dst, fields::Activation::src); break;
+            case Opcode::TensorTensor:
+                same(i, inst, fields::TensorTensor::dst, fields::TensorTensor::src0);
+                same(i, inst, fields::TensorTensor::dst, fields::TensorTensor::src1);
+                break;
+            case Opcode::TensorScalar: same(i, inst, fields::TensorScalar::dst, fields::TensorScalar::src); break;
+            case Opcode::TensorPartitionScalar:
+                same(i, inst, fields::TensorPartitionScalar::dst, fields::TensorPartitionScalar::src);
+                break;
+            case Opcode::Select:
+                same(i, inst, fields::Select::dst, fields::Select::predicate);
+                same(i, inst, fields::Select::dst, fields::Select::on_true);
+                same(i, inst, fields::Select::dst, fields::Select::on_false);
+                break;
+            case Opcode::AffineSelect: same(i, inst, fields::AffineSelect::dst, fields::AffineSelect::src); break;
+            case Opcode::TensorCopy: same(i, inst, fields::TensorCopy::dst, fields::TensorCopy::src); break;
+            case Opcode::DmaCopy: {
+                const AccessPattern &dst = inst.ap(fields::DmaCopy::dst), &src = inst.ap(fields::DmaCopy::src);
+                const Wide d = Wide(dst.partition_count) * dst.free_elements();
+                const Wide s = Wide(src.partition_count) * src.free_elements();
+                if (d != s)
+                    report(i, "dst has " + wide_text(d) + " elements, src has " + wide_text(s));
+                break;
+            }
+            case Opcode::AllReduce:
+                check_cores(i, inst.u32(fields::AllReduce::first_core), inst.u32(fields::AllReduce::core_count));
+                break;
+            case Opcode::AllGather:
+                check_cores(i, inst.u32(fields::AllGather::first_core), inst.u32(fields::AllGather::core_count));
+                break;
+            case Opcode::ReduceScatter:
+                check_cores(i, inst.u32(fields::ReduceScatter::first_core),
+                            inst.u32(fields::ReduceScatter::core_count));
+                break;
+            case Opcode::Barrier:
+                check_cores(i, inst.u32(fields::Barrier::first_core), inst.u32(fields::Barrier::core_count));
+                break;
+            case Opcode::Send: check_cores(i, inst.u32(fields::Send::peer_core), 1); break;
+            case Opcode::Recv: check_cores(i, inst.u32(fields::Recv::peer_core), 1); break;
+            default: break;
+        }
+    }
+
+    const Container& container_;
+    const GenerationLimits& limits_;
+    const InstructionStream& stream_;
+    std::vector<Diagnostic>& out_;
+};
+
+}  // namespace
+
+std::string Diagnostic::text() const {
+    std::string where;
+    if (section) where = "section " + std::to_string(*section) + " (" + section_description + ")";
+    else where = "header";
+    if (instruction) where += ", instruction " + std::to_string(*instruction);
+    return where + ": " + message;
+}
+
+std::vector<Diagnostic> validate(const Container& c, const GenerationLimits& limits) {
+    std::vector<Diagnostic> out;
+    if (c.generation != limits.generation) {
+        Diagnostic d;
+        d.message = "the program is for " + core_name(c.generation) + ", this machine has " +
+                    core_name(limits.generation);
+        out.push_back(std::move(d));
+        return out;
+    }
+    for (const auto& s : c.streams) StreamChecker(c, limits, s, out).run();
+    return out;
+}
+
+}  // namespace nsim::isa
