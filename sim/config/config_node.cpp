@@ -43,8 +43,12 @@ ConfigNode::ConfigNode(YAML::Node node, std::shared_ptr<const std::string> file,
 std::string ConfigNode::location() const { return fmt::format("{}:{}", *file_, line_); }
 
 std::string ConfigNode::message(const std::string& problem) const {
-    if (key_.empty()) return fmt::format("{}: {}", location(), problem);
-    return fmt::format("{}: key '{}': {}", location(), key_, problem);
+    std::string text = key_.empty() ? fmt::format("{}: {}", location(), problem)
+                                    : fmt::format("{}: key '{}': {}", location(), key_, problem);
+    // A key may be a quoted string holding a line break; the error stays one line regardless.
+    for (char& c : text)
+        if (c == '\n' || c == '\r') c = ' ';
+    return text;
 }
 
 void ConfigNode::fail(const std::string& problem) const { throw ConfigError(message(problem)); }

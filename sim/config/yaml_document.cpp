@@ -1,5 +1,6 @@
 #include "config/yaml_document.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -20,22 +21,35 @@ std::string enclosing_key(const std::string& text, int line) {
     std::istringstream lines(text);
     std::string current;
     for (int number = 1; number <= line && std::getline(lines, current); ++number) {
-        const std::size_t indent = current.find_first_not_of(' ');
+        const std::size_t indent = current.find_first_not_of(" \t");
         if (indent == std::string::npos || current[indent] == '#') continue;
         std::size_t start = indent;
         while (current.compare(start, 2, "- ") == 0) start += 2;
+        // YAML forbids tab indentation, so its depth means nothing; an editor that slipped in a
+        // tab most likely meant the previous key's level.
+        const bool tab_indented = current.find('\t') < indent;
+        const std::size_t level = tab_indented && !open.empty() ? open.back().first : start;
         const std::size_t colon = current.find(':', start);
         const std::size_t comment = current.find(" #", start);
         const bool is_key = colon != std::string::npos && colon > start &&
                             (comment == std::string::npos || colon < comment) &&
                             (colon + 1 == current.size() || current[colon + 1] == ' ') &&
                             current.find_first_of("\"'{[", start) > colon;
-        while (!open.empty() && open.back().first >= start) open.pop_back();
-        if (is_key) open.emplace_back(start, current.substr(start, colon - start));
+        while (!open.empty() && open.back().first >= level) open.pop_back();
+        if (is_key) open.emplace_back(level, current.substr(start, colon - start));
     }
     std::string key;
     for (const auto& [indent, name] : open) key += (key.empty() ? "" : ".") + name;
     return key;
+}
+
+// Line `line` (1-based) of `text`.
+std::string line_at(const std::string& text, int line) {
+    std::istringstream lines(text);
+    std::string current;
+    for (int number = 1; number <= line && std::getline(lines, current); ++number) {
+    }
+    return current;
 }
 
 std::string lower_first(std::string text) {
@@ -55,9 +69,16 @@ ConfigNode load_yaml_document(const std::filesystem::path& file) {
     try {
         return ConfigNode(YAML::Load(text), name);
     } catch (const YAML::Exception& error) {
-        const int line = error.mark.is_null() ? 1 : error.mark.line + 1;
+        // yaml-cpp places "not found" errors at end of input, one past the last line.
+        const int last_line = std::max(1, int(std::count(text.begin(), text.end(), '\n')));
+        const int line = error.mark.is_null() ? 1 : std::min(error.mark.line + 1, last_line);
         const std::string key = enclosing_key(text, line);
-        const std::string problem = "YAML syntax error: " + lower_first(error.msg);
+        std::string problem = "YAML syntax error: " + lower_first(error.msg);
+        // yaml-cpp reports a tab as "illegal map value" or similar; the cause is worth naming.
+        const std::string source_line = line_at(text, line);
+        if (source_line.find('\t') < source_line.find_first_not_of(" \t") &&
+            problem.find("tab") == std::string::npos)
+            problem += " (YAML does not allow tabs for indentation)";
         if (key.empty()) throw ConfigError(fmt::format("{}:{}: {}", name, line, problem));
         throw ConfigError(fmt::format("{}:{}: key '{}': {}", name, line, key, problem));
     }
