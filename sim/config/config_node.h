@@ -52,8 +52,8 @@ public:
     std::string as_string() const;                 // non-empty
     uint64_t as_unsigned(uint64_t max = UINT64_MAX) const;  // decimal or 0x hex
     uint32_t as_u32() const;
-    double as_quantity(Quantity kind) const;       // "1.4GHz"; a plain number is in base units
-    uint64_t as_bytes() const;                     // "32GiB", a whole number of bytes
+    double as_quantity(Quantity kind) const;       // a number with unit; a plain number is in base units
+    uint64_t as_bytes() const;                     // a size with unit, a whole number of bytes
 
 private:
     ConfigNode(YAML::Node node, std::shared_ptr<const std::string> file, int line, std::string key,

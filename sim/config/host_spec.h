@@ -78,7 +78,7 @@ struct PcieLinkSpec {
 struct DeviceMemorySpec {
     std::string type;                 // "DDR4", "HBM2e", ...
     uint32_t channels = 0;
-    uint64_t channel_bytes = 0;       // usable capacity of one channel (trn2: 24 GiB, not a power of two)
+    uint64_t channel_bytes = 0;       // usable capacity of one channel; need not be a power of two
     uint64_t channel_stride_bytes = 0; // device-address distance between channels; power of two
     double bytes_per_s = 0;           // total bandwidth of all channels of the device
     double latency_s = 0;             // access latency

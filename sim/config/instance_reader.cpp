@@ -45,7 +45,7 @@ std::vector<std::string> read_bdfs(const ConfigNode& node, uint32_t devices) {
     std::vector<std::string> bdfs;
     for (const ConfigNode& item : items) {
         const auto bdf = canonical_pci_bdf(item.as_string());
-        if (!bdf) item.fail_expected("a PCI address such as 10:1c.0");
+        if (!bdf) item.fail_expected("a PCI address such as 00:04.0");
         const auto earlier = std::find(bdfs.begin(), bdfs.end(), *bdf);
         if (earlier != bdfs.end())
             item.fail(fmt::format("PCI address {} is already used by device {}", *bdf,

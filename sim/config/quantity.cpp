@@ -53,11 +53,11 @@ const UnitTable& units_of(Quantity kind) {
 
 std::string quantity_description(Quantity kind) {
     switch (kind) {
-        case Quantity::bytes: return "a byte size such as 16GiB";
-        case Quantity::bytes_per_second: return "a bandwidth such as 820GiB/s";
-        case Quantity::hertz: return "a frequency such as 1.4GHz";
+        case Quantity::bytes: return "a byte size such as 4GiB";
+        case Quantity::bytes_per_second: return "a bandwidth such as 100GB/s";
+        case Quantity::hertz: return "a frequency such as 1GHz";
         case Quantity::seconds: return "a duration such as 500ns";
-        case Quantity::flops: return "a throughput such as 92TFLOPS";
+        case Quantity::flops: return "a throughput such as 10TFLOPS";
     }
     return "a number";
 }

@@ -1,4 +1,4 @@
-// Numbers with units in configs/: "32GiB", "820GiB/s", "1.4GHz", "500ns", "92TFLOPS".
+// Numbers with units in configs/, e.g. "4GiB", "100GB/s", "1GHz", "500ns", "10TFLOPS".
 // A plain number is taken in the base unit (bytes, bytes/s, Hz, seconds, FLOP/s).
 #pragma once
 

@@ -141,7 +141,7 @@ TEST_F(ConfigBadFile, ScalarWhereAMapBelongs) {
 
 TEST_F(ConfigBadFile, WrongUnit) {
     expect_error("bytes_per_s: 100GB/s", "bytes_per_s: 100GB", "bytes_per_s: 100GB", "key 'chips.testchip.memory.bytes_per_s': "
-                                                   "expected a bandwidth such as 820GiB/s, got '100GB'");
+                                                   "expected a bandwidth such as 100GB/s, got '100GB'");
 }
 
 TEST_F(ConfigBadFile, FractionOfAByte) {
@@ -217,7 +217,7 @@ TEST_F(ConfigBadFile, DuplicatePciAddress) {
 
 TEST_F(ConfigBadFile, MalformedPciAddress) {
     expect_error("\"00:1d.0\"", "\"00:1d\"", "pci_bdfs:", "key 'instances.test.4xlarge.pci_bdfs[1]': "
-                                          "expected a PCI address such as 10:1c.0, got '00:1d'");
+                                          "expected a PCI address such as 00:04.0, got '00:1d'");
 }
 
 TEST_F(ConfigBadFile, MemoryStrideNotAPowerOfTwo) {

@@ -125,7 +125,9 @@ TEST(ConfigShipped, CoreGenerationsAndOnChipMemories) {
     EXPECT_EQ(shipped().chip("inferentia").core.version, "v1");
     EXPECT_EQ(shipped().chip("inferentia2").core.name, "NeuronCore-v2");
     for (const auto& engine : trn1.core.engines) {
-        if (engine.name == "tensor") EXPECT_DOUBLE_EQ(engine.clock_hz, 2.8e9);
+        if (engine.name == "tensor") {
+            EXPECT_DOUBLE_EQ(engine.clock_hz, 2.8e9);
+        }
     }
     EXPECT_DOUBLE_EQ(trn1.core.tensor.peak_flops.at("bf16"), 92e12);
     EXPECT_DOUBLE_EQ(trn1.memory.bytes_per_s, 820.0 * GiB);
