@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <systemc>
 #include <tlm>
@@ -25,12 +26,21 @@ public:
           queues_(queues),
           engine_(bytes_per_s, sc_core::SC_ZERO_TIME) {}
 
+    // Moves `length` bytes from device address `source` to `destination` (either may be device
+    // memory, SBUF/PSUM, the host window or a link window), starting at `delay` past the current
+    // simulated time; advances `delay` to the moment the last byte is written. Returns false if
+    // either side answered with an error (nothing further is written then).
+    bool copy(uint64_t source, uint64_t destination, uint64_t length, sc_core::sc_time& delay);
+
     unsigned index() const { return index_; }
     unsigned owner_core() const { return owner_core_; }
     unsigned queues() const { return queues_; }
     BandwidthModel& engine_timing() { return engine_; }
 
 private:
+    bool access(tlm::tlm_command command, uint64_t address, uint8_t* data, uint64_t length,
+                sc_core::sc_time& delay);
+
     unsigned index_;
     unsigned owner_core_;
     unsigned queues_;

@@ -45,11 +45,12 @@ void PciConfigSpace::write32(uint32_t offset, uint32_t value) {
         const Bar* bar = bar_at_slot(slot, &upper);
         if (!bar) return;  // unimplemented BARs are hard-wired to zero
         const uint64_t mask = ~(bar->size - 1);
+        uint32_t& dword = dwords_[offset / 4];
         if (upper) {
-            dwords_[slot] = value & uint32_t(mask >> 32);
+            dword = value & uint32_t(mask >> 32);
         } else {
-            const uint32_t flags = dwords_[slot] & 0xf;
-            dwords_[slot] = (value & uint32_t(mask) & ~0xfu) | flags;
+            const uint32_t flags = dword & 0xf;
+            dword = (value & uint32_t(mask) & ~0xfu) | flags;
         }
     }
 }

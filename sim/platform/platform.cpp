@@ -39,6 +39,10 @@ Platform::Platform(sc_core::sc_module_name name, const config::HostSpec& spec)
         }
 }
 
+void Platform::finish_elaboration() {
+    if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
+}
+
 uint64_t Platform::bar_address(unsigned device, uint32_t bar) const {
     const auto base = devices_.at(device)->endpoint().config_space().bar_base(bar);
     if (!base) throw std::invalid_argument(fmt::format("device {} has no BAR{}", device, bar));

@@ -35,6 +35,10 @@ class Platform : public sc_core::sc_module {
 public:
     Platform(sc_core::sc_module_name name, const config::HostSpec& spec);
 
+    // Completes SystemC elaboration (binds the multi-sockets, runs end_of_elaboration) so that
+    // transactions can flow. After this no module can be added in this process.
+    static void finish_elaboration();
+
     const config::HostSpec& spec() const { return spec_; }
     TimedMemory& host_memory() { return host_memory_; }
     PcieRootComplex& root_complex() { return root_complex_; }

@@ -29,6 +29,8 @@ const Expected kExpected[] = {
     {"trn1n.32xlarge", 16, 2, 32 * GiB, 0x7164}, {"trn2.48xlarge", 16, 8, 96 * GiB, 0x7364},
 };
 
+void PrintTo(const Expected& e, std::ostream* os) { *os << e.instance; }
+
 class Elaboration : public ::testing::TestWithParam<Expected> {};
 
 TEST_P(Elaboration, HasTheReferenceCounts) {

@@ -14,8 +14,12 @@ inline const config::ConfigSet& shipped_configs() {
     return configs;
 }
 
+// Elaborates the instance and completes elaboration, so transactions can flow. SystemC allows
+// one elaboration per process; ctest runs every test in its own process.
 inline std::unique_ptr<sim::Platform> elaborate(const std::string& instance) {
-    return std::make_unique<sim::Platform>("machine", shipped_configs().host(instance));
+    auto platform = std::make_unique<sim::Platform>("machine", shipped_configs().host(instance));
+    sim::Platform::finish_elaboration();
+    return platform;
 }
 
 }  // namespace nsim::test

@@ -1,16 +1,14 @@
 // neuron-sim: the simulator's command line. Thin: parse, hand to a command, print.
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <systemc>  // declares sc_main extern "C"
 
 #include "common/tool_main.h"
 #include "neuron-sim/info_command.h"
 
 int sc_main(int argc, char** argv) {
-    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-
     CLI::App app{"Cycle-approximate simulator of AWS Neuron machines", "neuron-sim"};
     app.require_subcommand(1);
     std::string instance;
