@@ -1,0 +1,54 @@
+// CONTRACT between the engines (sim/core) and the functional semantics (sim/core/semantics):
+// what one instruction computes, independent of when it runs. The engines call these only in
+// functional mode; timing-only runs never touch data.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "config/host_spec.h"
+#include "isa/access_pattern.h"
+#include "isa/instruction.h"
+#include "platform/sparse_memory.h"
+
+namespace nsim::sim::core {
+
+// Where a DRAM or HOST operand's tensor lives: the backing memory and the byte offset of element 0.
+struct TensorLocation {
+    SparseMemory* memory = nullptr;
+    uint64_t base = 0;
+};
+
+// The memories one core's instructions can name. SBUF and PSUM are partitioned: partition p
+// occupies bytes [p * partition_bytes, (p + 1) * partition_bytes) of the storage.
+struct MemorySpaces {
+    SparseMemory* sbuf = nullptr;
+    uint64_t sbuf_partition_bytes = 0;
+    SparseMemory* psum = nullptr;
+    uint64_t psum_partition_bytes = 0;
+    // Resolves a DRAM/HOST operand's tensor index (from the container's tensor table).
+    std::function<TensorLocation(isa::MemorySpace space, uint32_t tensor)> tensor_location;
+};
+
+// A dense [partitions][free elements] block of values in fp32, in access-pattern order.
+struct Tile {
+    uint32_t partitions = 0;
+    uint64_t free = 0;
+    std::vector<float> values;  // partitions * free
+    float& at(uint32_t p, uint64_t f) { return values[p * free + f]; }
+    float at(uint32_t p, uint64_t f) const { return values[p * free + f]; }
+};
+
+// Reads an operand, converting each element from its dtype to fp32.
+Tile read_tile(const isa::AccessPattern& ap, const MemorySpaces& spaces);
+// Writes an operand, rounding each fp32 value to its dtype the way the hardware does (RNE).
+void write_tile(const isa::AccessPattern& ap, const Tile& tile, const MemorySpaces& spaces);
+// Moves elements from src to dst as a DMA does: raw bytes when the dtypes match, converted otherwise.
+void copy_elements(const isa::AccessPattern& dst, const isa::AccessPattern& src, const MemorySpaces& spaces);
+
+// Executes one compute instruction (tensor, scalar, vector, gpsimd engine opcodes, and dma_copy
+// within the core's spaces). Collectives and synchronisation are the engines' business.
+void execute(const isa::Instruction& instruction, const MemorySpaces& spaces);
+
+}  // namespace nsim::sim::core
