@@ -164,3 +164,13 @@ TEST(Encoding, FieldIndicesFollowTheTable) {
 
 }  // namespace
 }  // namespace nsim::isa
+
+namespace nsim::isa {
+namespace {
+TEST(Encoding, GeneratedFieldCountsMatchTheTable) {
+    EXPECT_EQ(size_t(fields::Matmul::field_count), info(Opcode::Matmul).field_count);
+    EXPECT_EQ(size_t(fields::Nop::field_count), 0u);
+    EXPECT_EQ(size_t(fields::Activation::field_count), max_field_count());
+}
+}  // namespace
+}  // namespace nsim::isa

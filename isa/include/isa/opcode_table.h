@@ -85,13 +85,14 @@ constexpr size_t max_field_count() {
     return most;
 }
 
-// Field positions by name, per opcode: inst.ap(fields::Matmul::moving), inst.f32(fields::Activation::scale).
+// Field positions by name, per opcode: inst.ap(fields::Matmul::moving), inst.f32(fields::Activation::scale);
+// fields::Id::field_count is the number of operands.
 namespace fields {
 #include "isa/field_macros.h"
 #define NSIM_FIELD(kind, name, spaces, access, optional) name,
 #define NSIM_OPCODE(id, mnemonic, engines, cost, fields) \
     namespace id {                                        \
-    enum : size_t { fields };                             \
+    enum : size_t { fields field_count };                 \
     }
 #include "isa/opcodes.def"
 #undef NSIM_OPCODE
