@@ -1,5 +1,7 @@
 #include "config/chip_reader.h"
 
+#include "config/device_interface_reader.h"
+
 #include <fmt/format.h>
 
 namespace nsim::config {
@@ -65,9 +67,24 @@ EngineSpec read_engine(const ConfigNode& node) {
     return engine;
 }
 
+// An optional map from data type name to a positive count (tensor-engine timing rates).
+std::map<std::string, uint32_t> optional_per_dtype_counts(const ConfigNode& map, const std::string& key) {
+    std::map<std::string, uint32_t> counts;
+    const auto node = map.find(key);
+    if (!node) return counts;
+    for (const ConfigNode& entry : node->entries()) {
+        if (!contains(kDataTypes, entry.name()))
+            entry.fail(fmt::format("unknown data type (expected one of: {})", join(kDataTypes)));
+        counts[entry.name()] = positive_u32(entry);
+    }
+    return counts;
+}
+
 TensorEngineSpec read_tensor(const ConfigNode& node) {
     node.check_keys({"pe_rows", "pe_cols", "max_contraction", "max_stationary_free",
-                     "max_moving_free", "peak_flops"});
+                     "max_moving_free", "peak_flops", "stationary_load_columns_per_cycle",
+                     "pipeline_io_cycles", "moving_cycles_per_column", "contraction_rows_per_pe",
+                     "transpose_cycles_per_column"});
     TensorEngineSpec tensor;
     tensor.pe_rows = positive_u32(node.at("pe_rows"));
     tensor.pe_cols = positive_u32(node.at("pe_cols"));
@@ -87,6 +104,12 @@ TensorEngineSpec read_tensor(const ConfigNode& node) {
         tensor.peak_flops[peak.name()] = positive(peak, Quantity::flops);
     }
     if (tensor.peak_flops.empty()) peaks.fail("needs at least one data type");
+    if (const auto load = node.find("stationary_load_columns_per_cycle"))
+        tensor.stationary_load_columns_per_cycle = positive_u32(*load);
+    tensor.pipeline_io_cycles = optional_u32(node, "pipeline_io_cycles");
+    tensor.moving_cycles_per_column = optional_per_dtype_counts(node, "moving_cycles_per_column");
+    tensor.contraction_rows_per_pe = optional_per_dtype_counts(node, "contraction_rows_per_pe");
+    tensor.transpose_cycles_per_column = optional_per_dtype_counts(node, "transpose_cycles_per_column");
     return tensor;
 }
 
@@ -221,7 +244,7 @@ LinkSpec read_link(const ConfigNode& node) {
 
 ChipSpec read_chip(const ConfigNode& node, const NeuronCoreSpec& core) {
     node.check_keys({"product", "cores_per_device", "logical_neuroncore_config", "pci", "pcie",
-                     "memory", "link"});
+                     "memory", "link", "registers", "firmware", "driver"});
     ChipSpec chip;
     chip.name = node.name();
     chip.generation_file = node.file();
@@ -237,6 +260,15 @@ ChipSpec read_chip(const ConfigNode& node, const NeuronCoreSpec& core) {
     chip.pcie = read_pcie(node.at("pcie"));
     chip.memory = read_memory(node.at("memory"));
     chip.link = read_link(node.at("link"));
+    if (const auto registers = node.find("registers")) {
+        uint64_t register_bar_bytes = 0;
+        for (const auto& bar : chip.pci.bars)
+            if (bar.role == "registers") register_bar_bytes = bar.size_bytes;
+        chip.registers = read_register_map(*registers, register_bar_bytes,
+                                           chip.cores_per_device * chip.core.dma_engines, chip.memory.channels);
+    }
+    if (const auto firmware = node.find("firmware")) chip.firmware = read_firmware(*firmware);
+    if (const auto driver = node.find("driver")) chip.driver = read_driver(*driver);
     for (const auto& bar : chip.pci.bars) {
         if (bar.role == "device-memory" && bar.size_bytes < chip.memory.total_bytes())
             node.at("pci").fail(fmt::format(

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "config/device_interface_spec.h"
+
 namespace nsim::config {
 
 // One compute engine of a NeuronCore (tensor/PE, scalar/ACT, vector/DVE, gpsimd/POOL, sync).
@@ -28,6 +30,16 @@ struct TensorEngineSpec {
     uint32_t max_moving_free = 0;     // free size of the moving tile
     // Peak dense throughput of one core per data type name ("bf16", "fp32", ...), FLOP/s (or OP/s).
     std::map<std::string, double> peak_flops;
+    // Timing of the array (sim/core/tensor_engine_timing.cpp; the formula is written in configs/).
+    // Optional in a file: an absent key takes the neutral value given here and in configs/README.md.
+    uint32_t stationary_load_columns_per_cycle = 1; // LoadStationary rate, stationary columns per cycle
+    uint32_t pipeline_io_cycles = 0;  // register stages outside the PE grid (operand in, PSUM out)
+    // Per data type name: cycles one moving column occupies the array (absent: 1).
+    std::map<std::string, uint32_t> moving_cycles_per_column;
+    // Per data type name: contraction rows one PE holds, 2 for double-row modes (absent: 1).
+    std::map<std::string, uint32_t> contraction_rows_per_pe;
+    // Per data type name: cycles per column in a transpose through the array (absent: the matmul's).
+    std::map<std::string, uint32_t> transpose_cycles_per_column;
 };
 
 // A partitioned on-chip memory (SBUF or PSUM).
@@ -105,6 +117,10 @@ struct ChipSpec {
     PcieLinkSpec pcie;
     DeviceMemorySpec memory;
     LinkSpec link;
+    // Optional: what the firmware model and the emulated driver need (device_interface_spec.h).
+    RegisterMapSpec registers;
+    FirmwareSpec firmware;
+    DriverSpec driver;
 };
 
 struct InstanceSpec {
