@@ -9,6 +9,7 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libcli11-dev libboost-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libncurses-dev tmux clang
+  libicu-dev
 )
 
 missing=()

@@ -1,0 +1,68 @@
+#include "bert/bert_weights.h"
+
+#include <fmt/format.h>
+
+namespace nsim::kernels {
+namespace {
+
+class SlotList {
+public:
+    void linear(const std::string& prefix, LinearWeights& w, size_t out, size_t in) {
+        add(prefix + ".weight", {out, in}, w.weight, false);
+        add(prefix + ".bias", {out}, w.bias, false);
+    }
+    void layer_norm(const std::string& prefix, LayerNormWeights& w, size_t hidden) {
+        add(prefix + ".weight", {hidden}, w.gamma, true);
+        add(prefix + ".bias", {hidden}, w.beta, true);
+    }
+    void add(std::string name, Shape shape, Tensor& tensor, bool is_layer_norm, bool is_embedding = false) {
+        slots.push_back({std::move(name), std::move(shape), &tensor, is_embedding, is_layer_norm});
+    }
+    std::vector<BertTensorSlot> slots;
+};
+
+}  // namespace
+
+std::vector<BertTensorSlot> bert_tensor_slots(BertWeights& weights, bool with_embeddings) {
+    const BertConfig& c = weights.config;
+    const auto hidden = static_cast<size_t>(c.hidden_size);
+    const auto inner = static_cast<size_t>(c.intermediate_size);
+    SlotList list;
+    if (with_embeddings) {
+        BertEmbeddingWeights& e = *weights.embeddings;
+        list.add("bert.embeddings.word_embeddings.weight", {static_cast<size_t>(c.vocab_size), hidden}, e.word, false, true);
+        list.add("bert.embeddings.position_embeddings.weight", {static_cast<size_t>(c.max_position_embeddings), hidden},
+                 e.position, false, true);
+        list.add("bert.embeddings.token_type_embeddings.weight", {static_cast<size_t>(c.type_vocab_size), hidden},
+                 e.token_type, false, true);
+        const size_t before = list.slots.size();
+        list.layer_norm("bert.embeddings.LayerNorm", e.layer_norm, hidden);
+        for (size_t i = before; i < list.slots.size(); ++i) list.slots[i].is_embedding = true;
+    }
+    for (size_t n = 0; n < weights.layers.size(); ++n) {
+        BertLayerWeights& layer = weights.layers[n];
+        const std::string p = fmt::format("bert.encoder.layer.{}", n);
+        list.linear(p + ".attention.self.query", layer.query, hidden, hidden);
+        list.linear(p + ".attention.self.key", layer.key, hidden, hidden);
+        list.linear(p + ".attention.self.value", layer.value, hidden, hidden);
+        list.linear(p + ".attention.output.dense", layer.attention_output, hidden, hidden);
+        list.layer_norm(p + ".attention.output.LayerNorm", layer.attention_layer_norm, hidden);
+        list.linear(p + ".intermediate.dense", layer.intermediate, inner, hidden);
+        list.linear(p + ".output.dense", layer.output, hidden, inner);
+        list.layer_norm(p + ".output.LayerNorm", layer.output_layer_norm, hidden);
+    }
+    list.linear("bert.pooler.dense", weights.pooler, hidden, hidden);
+    list.linear("classifier", weights.classifier, static_cast<size_t>(c.num_labels), hidden);
+    return std::move(list.slots);
+}
+
+BertWeights make_empty_bert_weights(const BertConfig& config, bool with_embeddings) {
+    BertWeights weights;
+    weights.config = config;
+    if (with_embeddings) weights.embeddings.emplace();
+    weights.layers.resize(static_cast<size_t>(config.num_hidden_layers));
+    for (BertTensorSlot& slot : bert_tensor_slots(weights, with_embeddings)) *slot.tensor = Tensor(slot.shape);
+    return weights;
+}
+
+}  // namespace nsim::kernels

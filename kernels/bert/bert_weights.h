@@ -1,0 +1,66 @@
+// The parameters of BertForSequenceClassification in fp32, in Hugging Face's layouts: Linear weights are
+// [out_features, in_features] and y = x W^T + b.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bert/bert_config.h"
+#include "bert/tensor.h"
+
+namespace nsim::kernels {
+
+struct LinearWeights {
+    Tensor weight;  // [out, in]
+    Tensor bias;    // [out]
+};
+
+struct LayerNormWeights {
+    Tensor gamma;  // [hidden]; "weight" (or "gamma" in older checkpoints)
+    Tensor beta;   // [hidden]; "bias" (or "beta")
+};
+
+struct BertEmbeddingWeights {
+    Tensor word;        // [vocab_size, hidden]
+    Tensor position;    // [max_position_embeddings, hidden]
+    Tensor token_type;  // [type_vocab_size, hidden]
+    LayerNormWeights layer_norm;
+};
+
+struct BertLayerWeights {
+    LinearWeights query, key, value;  // [hidden, hidden]
+    LinearWeights attention_output;   // [hidden, hidden]
+    LayerNormWeights attention_layer_norm;
+    LinearWeights intermediate;  // [intermediate, hidden]
+    LinearWeights output;        // [hidden, intermediate]
+    LayerNormWeights output_layer_norm;
+};
+
+struct BertWeights {
+    BertConfig config;
+    // Absent when the model runs from embedding-layer outputs computed elsewhere (bert-tiny-sst2-fhe).
+    std::optional<BertEmbeddingWeights> embeddings;
+    std::vector<BertLayerWeights> layers;
+    LinearWeights pooler;      // [hidden, hidden], tanh
+    LinearWeights classifier;  // [num_labels, hidden]
+};
+
+// One parameter: its Hugging Face name, the shape the config implies, and where it lives.
+struct BertTensorSlot {
+    std::string name;  // e.g. "bert.encoder.layer.3.attention.self.query.weight"
+    Shape shape;
+    Tensor* tensor = nullptr;
+    bool is_embedding = false;
+    bool is_layer_norm = false;
+};
+
+// Every parameter of `weights` in state_dict order. Embedding slots are listed only when
+// `with_embeddings`; the caller makes sure weights.embeddings / weights.layers exist to point into.
+std::vector<BertTensorSlot> bert_tensor_slots(BertWeights& weights, bool with_embeddings);
+
+// BertWeights with containers sized for the config (layers, optional embeddings) and every tensor
+// shaped but zero; loaders then fill the slots.
+BertWeights make_empty_bert_weights(const BertConfig& config, bool with_embeddings);
+
+}  // namespace nsim::kernels
