@@ -1,0 +1,47 @@
+// Helpers shared by the kernels tests: the shared data folder and a scratch directory per test.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+namespace nsim::kernels::testing {
+
+inline std::filesystem::path shared_data(const std::string& relative) {
+    return std::filesystem::path(NSIM_SHARED_DATA_DIR) / relative;
+}
+
+inline std::filesystem::path vocab_path() { return shared_data("vocab/bert-base-uncased-vocab.txt"); }
+
+// A fresh directory named after the running test, removed when the object goes.
+class ScratchDir {
+public:
+    ScratchDir() {
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        path_ = std::filesystem::temp_directory_path() /
+                ("nsim-kernels-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" +
+                 std::to_string(::getpid()));
+        std::filesystem::remove_all(path_);
+        std::filesystem::create_directories(path_);
+    }
+    ~ScratchDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path_, ec);
+    }
+    const std::filesystem::path& path() const { return path_; }
+    std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+private:
+    std::filesystem::path path_;
+};
+
+inline void write_text(const std::filesystem::path& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+}
+
+}  // namespace nsim::kernels::testing
