@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "config/host_spec.h"
@@ -40,6 +42,14 @@ struct Tile {
     float at(uint32_t p, uint64_t f) const { return values[p * free + f]; }
 };
 
+// An instruction that cannot be carried out as written: operand shapes that do not fit together
+// beyond what isa::validate checks, an address outside its memory, a missing memory. The message is
+// one line naming the opcode and operand; engines turn it into the run's error.
+class SemanticsError : public std::runtime_error {
+public:
+    explicit SemanticsError(const std::string& message) : std::runtime_error(message) {}
+};
+
 // Reads an operand, converting each element from its dtype to fp32.
 Tile read_tile(const isa::AccessPattern& ap, const MemorySpaces& spaces);
 // Writes an operand, rounding each fp32 value to its dtype the way the hardware does (RNE).
@@ -50,5 +60,15 @@ void copy_elements(const isa::AccessPattern& dst, const isa::AccessPattern& src,
 // Executes one compute instruction (tensor, scalar, vector, gpsimd engine opcodes, and dma_copy
 // within the core's spaces). Collectives and synchronisation are the engines' business.
 void execute(const isa::Instruction& instruction, const MemorySpaces& spaces);
+
+// Whether execute() computes anything for this opcode. False for synchronisation (nop, sem_set,
+// barrier: no data effect, execute() returns at once) and for collectives and send/recv, which
+// need more than one core's spaces (execute() throws std::logic_error; the engines compose them
+// from read_tile / write_tile / copy_elements and combine()).
+bool is_executed_by_semantics(isa::Opcode opcode);
+
+// accumulator[i] = accumulator[i] op operand[i] in fp32 (op != none), for all_reduce/reduce_scatter.
+// Throws SemanticsError when the tiles hold different numbers of elements.
+void combine(isa::ReduceOp op, Tile& accumulator, const Tile& operand);
 
 }  // namespace nsim::sim::core
