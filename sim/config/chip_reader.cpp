@@ -53,7 +53,7 @@ uint32_t optional_u32(const ConfigNode& map, const std::string& key) {
 
 EngineSpec read_engine(const ConfigNode& node) {
     node.check_keys({"clock_hz", "elements_per_cycle", "min_instruction_cycles",
-                     "instruction_overhead_cycles"});
+                     "instruction_overhead_cycles", "elements_per_cycle_16bit"});
     EngineSpec engine;
     engine.name = node.name();
     if (!contains(kEngineNames, engine.name))
@@ -64,6 +64,7 @@ EngineSpec read_engine(const ConfigNode& node) {
     engine.elements_per_cycle = engine.name == "sync" ? width.as_u32() : positive_u32(width);
     engine.min_instruction_cycles = optional_u32(node, "min_instruction_cycles");
     engine.instruction_overhead_cycles = optional_u32(node, "instruction_overhead_cycles");
+    engine.elements_per_cycle_16bit = optional_u32(node, "elements_per_cycle_16bit");
     return engine;
 }
 
@@ -132,7 +133,9 @@ OnChipMemorySpec read_on_chip_memory(const ConfigNode& node, bool banked) {
 NeuronCoreSpec read_neuron_core(const ConfigNode& node) {
     node.check_keys({"name", "version", "engines", "tensor", "sbuf", "psum", "semaphores",
                      "dma_engines", "dma_queues_per_engine", "dma_engine_bytes_per_s",
-                     "dma_transfer_overhead_s"});
+                     "dma_transfer_overhead_s", "sram_access_latency_cycles",
+                     "sram_full_rate_stride_bytes", "control_instruction_cycles",
+                     "bn_aggr_cycles_per_3_elements"});
     NeuronCoreSpec core;
     core.name = node.at("name").as_string();
     core.version = node.at("version").as_string();
@@ -150,6 +153,10 @@ NeuronCoreSpec read_neuron_core(const ConfigNode& node) {
     core.dma_engine_bytes_per_s = positive(node.at("dma_engine_bytes_per_s"),
                                            Quantity::bytes_per_second);
     core.dma_transfer_overhead_s = node.at("dma_transfer_overhead_s").as_quantity(Quantity::seconds);
+    core.sram_access_latency_cycles = optional_u32(node, "sram_access_latency_cycles");
+    core.sram_full_rate_stride_bytes = optional_u32(node, "sram_full_rate_stride_bytes");
+    core.control_instruction_cycles = optional_u32(node, "control_instruction_cycles");
+    core.bn_aggr_cycles_per_3_elements = optional_u32(node, "bn_aggr_cycles_per_3_elements");
     return core;
 }
 

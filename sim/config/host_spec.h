@@ -19,6 +19,9 @@ struct EngineSpec {
     uint32_t elements_per_cycle = 0;  // streaming width (elements read per cycle)
     uint32_t min_instruction_cycles = 0;      // MIN_II: the shortest an instruction occupies the engine
     uint32_t instruction_overhead_cycles = 0; // fixed start-up cost added to every instruction (GpSimd)
+    // Streaming width for 2-byte element types (bf16/fp16) where the engine has a faster mode;
+    // 0 = same as elements_per_cycle. Optional.
+    uint32_t elements_per_cycle_16bit = 0;
 };
 
 // The systolic array of the tensor engine and its tile limits.
@@ -62,6 +65,11 @@ struct NeuronCoreSpec {
     uint32_t dma_queues_per_engine = 0;
     double dma_engine_bytes_per_s = 0;
     double dma_transfer_overhead_s = 0;   // fixed cost of one DMA (descriptor setup, sync, start)
+    // Engine cost model (sim/core/cost_model.h); all optional, 0 = not modelled.
+    uint32_t sram_access_latency_cycles = 0;  // static SBUF/PSUM access overhead per instruction (engine cycles)
+    uint32_t sram_full_rate_stride_bytes = 0; // innermost stride up to which SBUF/PSUM stream at full rate
+    uint32_t control_instruction_cycles = 0;  // a sequencer-only instruction (nop, sem_set, barrier)
+    uint32_t bn_aggr_cycles_per_3_elements = 0; // bn_aggr: cycles per 3 input elements per partition
 };
 
 // A PCI base address register: which index, how large, what it exposes.

@@ -25,6 +25,9 @@ public:
     unsigned device_b() const { return device_b_; }
     const BandwidthModel& a_to_b() const { return a_to_b_; }
     const BandwidthModel& b_to_a() const { return b_to_a_; }
+    // The engines reserve the link directly for collectives and send/recv between devices.
+    BandwidthModel& a_to_b() { return a_to_b_; }
+    BandwidthModel& b_to_a() { return b_to_a_; }
 
 private:
     void from_a_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);

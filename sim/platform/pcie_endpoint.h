@@ -50,6 +50,9 @@ public:
 
     const BandwidthModel& to_device() const { return to_device_; }
     const BandwidthModel& to_host() const { return to_host_; }
+    // The engines reserve the link directly for their DMA bursts to and from host memory.
+    BandwidthModel& to_device() { return to_device_; }
+    BandwidthModel& to_host() { return to_host_; }
 
 private:
     void downstream_b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);

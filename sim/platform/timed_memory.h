@@ -23,6 +23,8 @@ public:
     uint64_t size() const { return storage_.size(); }
     SparseMemory& storage() { return storage_; }
     const BandwidthModel& timing() const { return timing_; }
+    // The engines reserve the channel directly for their DMA bursts (sim/core/engine_scheduler.h).
+    BandwidthModel& timing() { return timing_; }
 
 private:
     void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);

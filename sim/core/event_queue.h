@@ -1,0 +1,47 @@
+// The engines' discrete-event queue: what happens next and when, in simulated picoseconds.
+// Events at the same time run in the order they were scheduled, so a run is deterministic.
+#pragma once
+
+#include <cstdint>
+#include <queue>
+#include <vector>
+
+namespace nsim::sim::core {
+
+enum class EventKind : uint8_t {
+    Issue,         // queue `a` tries to issue its next instruction
+    Signal,        // semaphore `b` of program core `a` is incremented
+    SetSemaphore,  // semaphore `b` of program core `a` is set to `c`
+    DmaBurst,      // transfer `a` moves its next burst
+};
+
+struct Event {
+    uint64_t time = 0;   // picoseconds of simulated time
+    uint64_t order = 0;  // scheduling order, breaks ties
+    EventKind kind = EventKind::Issue;
+    uint32_t a = 0, b = 0, c = 0;
+};
+
+class EventQueue {
+public:
+    void schedule(uint64_t time, EventKind kind, uint32_t a, uint32_t b = 0, uint32_t c = 0) {
+        heap_.push(Event{time, next_order_++, kind, a, b, c});
+    }
+    bool empty() const { return heap_.empty(); }
+    Event pop() {
+        Event e = heap_.top();
+        heap_.pop();
+        return e;
+    }
+
+private:
+    struct Later {
+        bool operator()(const Event& x, const Event& y) const {
+            return x.time != y.time ? x.time > y.time : x.order > y.order;
+        }
+    };
+    std::priority_queue<Event, std::vector<Event>, Later> heap_;
+    uint64_t next_order_ = 0;
+};
+
+}  // namespace nsim::sim::core
