@@ -61,7 +61,7 @@ BertWeights load_hf_checkpoint(const std::filesystem::path& dir) {
         for (const std::string& name : candidate_names(slot))
             if ((found = reader.find(name))) break;
         if (!found)
-            throw InputError(fmt::format("{}: missing tensor '{}' (expected shape {}{})", model_path.string(),
+            throw InputError(fmt::format("{}: missing tensor '{}' (expected shape {}){}", model_path.string(),
                                          slot.name, shape_to_string(slot.shape),
                                          starts_with(slot.name, "classifier") || starts_with(slot.name, "bert.pooler")
                                              ? "; a BertForSequenceClassification checkpoint is needed"
