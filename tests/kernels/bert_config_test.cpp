@@ -57,6 +57,8 @@ struct BadConfig {
     const char* expected;  // after "cfg.json: "
 };
 
+void PrintTo(const BadConfig& c, std::ostream* os) { *os << c.name; }
+
 class BertConfigError : public ::testing::TestWithParam<BadConfig> {};
 
 TEST_P(BertConfigError, IsOneLineNamingFileAndKey) {

@@ -100,6 +100,8 @@ struct BadFile {
     const char* expected;  // after "<path>: not a valid safetensors file: "
 };
 
+void PrintTo(const BadFile& c, std::ostream* os) { *os << c.what; }
+
 class SafetensorsBadFile : public ::testing::TestWithParam<BadFile> {};
 
 TEST_P(SafetensorsBadFile, IsOneLineNamingTheProblem) {
