@@ -223,7 +223,11 @@ struct EngineScheduler::Impl {
         const bool back_to_back = q.last_matmul_end == now;
         const InstructionCost c = cost.compute(inst, q.engine, &q.pe, back_to_back);
         const uint64_t busy = cycles_to_ps(q, c.cycles);
-        q.last_matmul_end = inst.opcode == isa::Opcode::Matmul ? now + busy : UINT64_MAX;
+        // A matmul right after the previous one loaded its stationary tile in the background; control
+        // instructions that issue without waiting do not interrupt that.
+        if (inst.opcode == isa::Opcode::Matmul) q.last_matmul_end = now + busy;
+        else if (isa::info(inst.opcode).cost == isa::CostClass::Control && back_to_back) q.last_matmul_end = now + busy;
+        else q.last_matmul_end = UINT64_MAX;
         if (is_executed_by_semantics(inst.opcode)) functional(q, [&] { execute(inst, cores[q.core].spaces); });
         if (inst.opcode == isa::Opcode::SemSet)
             events.schedule(now + busy, EventKind::SetSemaphore, q.core, inst.u32(isa::fields::SemSet::sem),

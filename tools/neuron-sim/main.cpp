@@ -7,6 +7,7 @@
 
 #include "common/tool_main.h"
 #include "neuron-sim/info_command.h"
+#include "neuron-sim/run_command.h"
 
 int sc_main(int argc, char** argv) {
     CLI::App app{"Cycle-approximate simulator of AWS Neuron machines", "neuron-sim"};
@@ -22,9 +23,19 @@ int sc_main(int argc, char** argv) {
     CLI::App* info_cmd = app.add_subcommand("info", "Print the elaborated machine");
     info_cmd->add_flag("--json", info.json, "Print one JSON object");
 
+    nsim::tools::RunOptions run;
+    CLI::App* run_cmd = app.add_subcommand("run", "Execute a program on the simulated NeuronCores and report its timing");
+    run_cmd->add_option("program", run.program, "Program file (assembled with neuron-as)")->required();
+    run_cmd->add_option("--iterations", run.iterations, "Run the program this many times back to back")
+        ->check(CLI::Range(1u, 1000000u));
+    run_cmd->add_flag("--functional", run.functional, "Compute real values too (default: timing only)");
+    run_cmd->add_option("--trace", run.trace_file, "Write a Chrome trace (Perfetto opens it) to this file");
+    run_cmd->add_flag("--json", run.json, "Print the report as one JSON object");
+
     return nsim::tools::run_tool(app, argc, argv, [&] {
         nsim::tools::MachineSelection machine{instance, config_files};
         if (*info_cmd) return nsim::tools::run_info(machine, info);
+        if (*run_cmd) return nsim::tools::run_program(machine, run);
         return 0;
     });
 }

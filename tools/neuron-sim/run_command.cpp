@@ -1,0 +1,61 @@
+#include "neuron-sim/run_command.h"
+
+#include <fstream>
+#include <iostream>
+
+#include "common/tool_main.h"
+#include "core/engine_scheduler.h"
+#include "core/run_report.h"
+#include "isa/container_io.h"
+#include "isa/validator.h"
+#include "neuron-as/generation_limits.h"
+
+namespace nsim::tools {
+namespace {
+
+void validate_for_machine(const isa::Container& program, const MachineSelection& machine) {
+    std::vector<std::filesystem::path> extra(machine.config_files.begin(), machine.config_files.end());
+    const config::ConfigSet configs = config::ConfigSet::load(config::ConfigSet::default_dir(), extra);
+    const std::vector<isa::Diagnostic> problems = isa::validate(program, generation_limits(configs, program.generation));
+    if (problems.empty()) return;
+    std::string more = problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : "";
+    throw UserError("invalid program: " + problems.front().text() + more);
+}
+
+}  // namespace
+
+int run_program(const MachineSelection& machine, const RunOptions& options) {
+    const config::HostSpec spec = machine.resolve();
+    const isa::Container program = isa::read_container(isa::read_file(options.program));
+    std::ofstream trace_out;
+    if (!options.trace_file.empty()) {
+        trace_out.open(options.trace_file);
+        if (!trace_out) throw UserError("cannot write the trace file " + options.trace_file);
+    }
+
+    sim::Platform platform("machine", spec);
+    sim::Platform::finish_elaboration();
+    const sim::core::ProgramPlacement placement = sim::core::place_program(program, platform);
+    validate_for_machine(program, machine);
+    // Timing-only runs never touch data, so the tensors' contents are only placed for functional ones.
+    if (options.functional) sim::core::load_tensors(program, placement, platform);
+
+    sim::core::ExecutionOptions execution;
+    execution.functional = options.functional;
+    execution.trace = !options.trace_file.empty();
+    execution.iterations = options.iterations;
+    sim::core::EngineScheduler engines(platform, program, placement, execution);
+    const sim::core::RunStatistics stats = engines.run();
+
+    if (execution.trace) {
+        engines.trace().write(trace_out);
+        if (!trace_out) throw UserError("cannot write the trace file " + options.trace_file);
+    }
+    if (options.json)
+        std::cout << sim::core::report_json(stats).dump(2) << "\n";
+    else
+        std::cout << sim::core::report_text(stats);
+    return 0;
+}
+
+}  // namespace nsim::tools

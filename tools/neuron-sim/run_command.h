@@ -1,0 +1,24 @@
+// `neuron-sim run PROG.bin`: load a program onto the simulated machine, execute it on the engines
+// and report cycles, time, per-engine busy %, DMA / device-memory / PCIe traffic; optionally a
+// Chrome trace. Loading (placement + tensors) and executing are separate steps, so that the runtime
+// can later do the loading through the driver.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "neuron-sim/machine_selection.h"
+
+namespace nsim::tools {
+
+struct RunOptions {
+    std::string program;
+    uint32_t iterations = 1;
+    bool functional = false;
+    std::string trace_file;   // empty: no trace
+    bool json = false;
+};
+
+int run_program(const MachineSelection& machine, const RunOptions& options);
+
+}  // namespace nsim::tools
