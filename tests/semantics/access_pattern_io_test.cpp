@@ -202,6 +202,14 @@ TEST(AccessPatternIo, ErrorsAreSemanticsErrors) {
     EXPECT_THROW(read_tile(sbuf(DType::Fp32, 0, 1, 4, {{-2, 3}}), s), SemanticsError);     // before the partition
     EXPECT_THROW(read_tile(psum(DType::Fp32, 0, 1, kPsumPartitionBytes, {{1, 1}}), s), SemanticsError);
     EXPECT_THROW(read_tile(sbuf_tile(DType::None, 0, 1, 0, 4), s), SemanticsError);
+    EXPECT_THROW(read_tile(sbuf_tile(DType(200), 0, 1, 0, 4), s), SemanticsError);
+    AccessPattern no_space = sbuf_tile(DType::Fp32, 0, 1, 0, 4);
+    no_space.space = MemorySpace(9);
+    EXPECT_THROW(read_tile(no_space, s), SemanticsError);
+    // Stride-0 dimensions naming 2^48 elements of one address: refused before allocating anything.
+    EXPECT_THROW(read_tile(sbuf(DType::Fp32, 0, 1, 0, {{0, 65536}, {0, 65536}, {0, 65536}}), s), SemanticsError);
+    EXPECT_THROW(write_tile(sbuf(DType::Fp32, 0, 1, 0, {{0, 65536}, {0, 65536}, {0, 65536}}), blank_tile(1, 1), s),
+                 SemanticsError);
     AccessPattern dram = tensor(MemorySpace::Dram, DType::Fp32, 2, 2, 2 << 20, 0, {{1, 4}});  // second row past 8 MiB
     EXPECT_THROW(read_tile(dram, s), SemanticsError);
     dram = tensor(MemorySpace::Dram, DType::Fp32, 0, 2, -4, 0, {{1, 4}});  // second row before address 0

@@ -64,6 +64,26 @@ TEST(OpcodeCoverage, SynchronisationComputesNothingAndCollectivesAreTheEnginesBu
         }
     }
     EXPECT_THROW(execute(make(Opcode::Invalid), m.spaces()), SemanticsError);
+    EXPECT_THROW(execute(make(Opcode(999)), m.spaces()), SemanticsError);
+}
+
+TEST(OpcodeCoverage, HostileOperandsAreRefusedBeforeAnythingIsAllocated) {
+    Machine m;
+    isa::Instruction inst = make(Opcode::Memset);
+    inst.set(isa::fields::Memset::dst, sbuf(DType::Fp32, 0, 1, 0, {{0, 65536}, {0, 65536}, {0, 65536}}));
+    try {
+        execute(inst, m.spaces());
+        FAIL() << "no error";
+    } catch (const SemanticsError& e) {
+        EXPECT_STREQ(e.what(), "memset: operand 'dst': sbuf operand names more than 2^32 elements");
+    }
+    inst.set(isa::fields::Memset::dst, sbuf_tile(DType(77), 0, 1, 0, 4));
+    EXPECT_THROW(execute(inst, m.spaces()), SemanticsError);
+    isa::Instruction tt = make(Opcode::TensorTensor);
+    tt.set(isa::fields::TensorTensor::dst, sbuf_tile(DType::Fp32, 0, 1, 0, 4));
+    tt.set(isa::fields::TensorTensor::src0, sbuf_tile(DType::Fp32, 0, 1, 0, 4));
+    tt.set(isa::fields::TensorTensor::src1, sbuf_tile(DType::Fp32, 0, 1, 0, 4)).set_u32(isa::fields::TensorTensor::op, 99);
+    EXPECT_THROW(execute(tt, m.spaces()), SemanticsError);  // no such ALU operator
 }
 
 }  // namespace

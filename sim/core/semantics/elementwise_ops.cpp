@@ -68,17 +68,29 @@ void execute_TensorTensor(const isa::Instruction& inst, const MemorySpaces& spac
     write_operand(inst, F::dst, a, spaces);
 }
 
+namespace {
+// x[p, :] = x[p, :] op right[p]. Chained operators run as one pass each: every operator rounds to
+// fp32 on its own, so this equals applying them element by element, and keeps the instantiations
+// at one per operator rather than one per pair.
+void apply_per_row(isa::AluOp op, Tile& x, const std::vector<float>& right) {
+    if (op == isa::AluOp::Bypass) return;
+    with_alu(op, [&](auto o) {
+        for (uint32_t p = 0; p < x.partitions; ++p) {
+            float* row = &x.values[p * x.free];
+            const float r = right[p];
+            for (uint64_t f = 0; f < x.free; ++f) row[f] = alu<decltype(o)::value>(row[f], r);
+        }
+    });
+}
+}  // namespace
+
 // dst = (src op0 imm0) op1 imm1; each operator rounds to fp32, bypass passes its left side through.
 void execute_TensorScalar(const isa::Instruction& inst, const MemorySpaces& spaces) {
     namespace F = isa::fields::TensorScalar;
     Tile x = read_operand(inst, F::src, spaces);
     require_elements(inst, F::dst, x.values.size(), "one per source element");
-    const float imm0 = inst.f32(F::imm0), imm1 = inst.f32(F::imm1);
-    with_alu(inst.alu(F::op0), [&](auto op0) {
-        with_alu(inst.alu(F::op1), [&](auto op1) {
-            for (float& v : x.values) v = alu<decltype(op1)::value>(alu<decltype(op0)::value>(v, imm0), imm1);
-        });
-    });
+    apply_per_row(inst.alu(F::op0), x, std::vector<float>(x.partitions, inst.f32(F::imm0)));
+    apply_per_row(inst.alu(F::op1), x, std::vector<float>(x.partitions, inst.f32(F::imm1)));
     write_operand(inst, F::dst, x, spaces);
 }
 
@@ -88,21 +100,9 @@ void execute_TensorPartitionScalar(const isa::Instruction& inst, const MemorySpa
     namespace F = isa::fields::TensorPartitionScalar;
     Tile x = read_operand(inst, F::src, spaces);
     require_elements(inst, F::dst, x.values.size(), "one per source element");
-    const uint32_t rows = x.partitions;
-    const uint64_t cols = x.free;
-    const std::vector<float> s0 = read_per_partition(inst, F::scalar0, rows, spaces);
-    const bool has_s1 = inst.ap(F::scalar1).present();
-    const std::vector<float> s1 = has_s1 ? read_per_partition(inst, F::scalar1, rows, spaces) : std::vector<float>(rows);
-    const isa::AluOp second = has_s1 ? inst.alu(F::op1) : isa::AluOp::Bypass;
-    with_alu(inst.alu(F::op0), [&](auto op0) {
-        with_alu(second, [&](auto op1) {
-            for (uint32_t p = 0; p < rows; ++p) {
-                float* row = &x.values[p * cols];
-                const float a = s0[p], b = s1[p];
-                for (uint64_t f = 0; f < cols; ++f) row[f] = alu<decltype(op1)::value>(alu<decltype(op0)::value>(row[f], a), b);
-            }
-        });
-    });
+    apply_per_row(inst.alu(F::op0), x, read_per_partition(inst, F::scalar0, x.partitions, spaces));
+    if (inst.ap(F::scalar1).present())
+        apply_per_row(inst.alu(F::op1), x, read_per_partition(inst, F::scalar1, x.partitions, spaces));
     write_operand(inst, F::dst, x, spaces);
 }
 

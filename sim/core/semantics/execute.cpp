@@ -8,8 +8,26 @@
 
 namespace nsim::sim::core {
 
+namespace {
+// Every operand's space, dtype and size are sane before any opcode allocates for it.
+void check_operands(const isa::Instruction& instruction) {
+    const isa::OpcodeInfo& info = isa::info(instruction.opcode);
+    for (size_t f = 0; f < info.field_count; ++f) {
+        if (info.fields[f].kind != isa::FieldKind::AccessPattern || !instruction.ap(f).present()) continue;
+        try {
+            element_count(instruction.ap(f));
+        } catch (const SemanticsError& e) {
+            fail_operand(instruction, f, e.what());
+        }
+    }
+}
+}  // namespace
+
 void execute(const isa::Instruction& instruction, const MemorySpaces& spaces) {
+    const isa::OpcodeInfo* info = isa::find_opcode(uint16_t(instruction.opcode));
+    if (!info) throw SemanticsError("invalid opcode " + std::to_string(unsigned(instruction.opcode)));
     try {
+        check_operands(instruction);
         switch (instruction.opcode) {
 #define NSIM_OPCODE(id, mnemonic, engines, cost, fields) \
     case isa::Opcode::id: return execute_##id(instruction, spaces);
@@ -18,11 +36,10 @@ void execute(const isa::Instruction& instruction, const MemorySpaces& spaces) {
             case isa::Opcode::Invalid: break;
         }
     } catch (const SemanticsError& e) {
-        throw SemanticsError(std::string(isa::info(instruction.opcode).mnemonic) + ": " + e.what());
+        throw SemanticsError(std::string(info->mnemonic) + ": " + e.what());
     } catch (const std::invalid_argument& e) {  // an enumeration value outside its table
-        throw SemanticsError(std::string(isa::info(instruction.opcode).mnemonic) + ": " + e.what());
+        throw SemanticsError(std::string(info->mnemonic) + ": " + e.what());
     }
-    throw SemanticsError("invalid opcode " + std::to_string(unsigned(instruction.opcode)));
 }
 
 bool is_executed_by_semantics(isa::Opcode opcode) {

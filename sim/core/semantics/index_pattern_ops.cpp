@@ -17,7 +17,7 @@ void execute_Memset(const isa::Instruction& inst, const MemorySpaces& spaces) {
     namespace F = isa::fields::Memset;
     const isa::AccessPattern& dst = inst.ap(F::dst);
     Tile t = make_tile(dst.partition_count, dst.free_elements());
-    std::fill(t.values.begin(), t.values.end(), inst.f32(F::value));
+    std::fill(t.values.begin(), t.values.end(), inst.f32(F::value));  // sizes checked by execute()
     write_operand(inst, F::dst, t, spaces);
 }
 

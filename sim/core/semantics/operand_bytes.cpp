@@ -98,8 +98,8 @@ std::string space_text(const isa::AccessPattern& ap) {
 }
 
 Placement place(const isa::AccessPattern& ap, const MemorySpaces& spaces) {
+    element_count(ap);
     const uint32_t element_bytes = isa::size_in_bytes(ap.dtype);
-    if (element_bytes == 0) throw SemanticsError(space_text(ap) + " operand has no dtype");
     Placement p;
     p.rows = ap.partition_count;
     p.walk = walk_of(ap, element_bytes);
@@ -152,7 +152,22 @@ void check_row(const Placement& p, const isa::AccessPattern& ap, int64_t row_add
 
 }  // namespace
 
-uint64_t element_count(const isa::AccessPattern& ap) { return uint64_t(ap.partition_count) * ap.free_elements(); }
+// Also the first check of every operand, before anything is allocated for it: enumerations from a
+// hand-built instruction may be outside their tables, and stride-0 dimensions can name more
+// elements than the host could hold (2^32 per operand is the functional model's own limit, far
+// beyond any tile).
+uint64_t element_count(const isa::AccessPattern& ap) {
+    if (!isa::is_valid_space(uint32_t(ap.space))) throw SemanticsError("operand without a valid memory space");
+    if (!isa::is_valid_dtype(uint32_t(ap.dtype))) throw SemanticsError(space_text(ap) + " operand has no valid dtype");
+    constexpr uint64_t kMostElements = uint64_t(1) << 32;
+    uint64_t count = ap.partition_count;
+    for (size_t d = 0; d < ap.dim_count && d < isa::kMaxFreeDims; ++d) {
+        count *= ap.dims[d].count;
+        if (count > kMostElements)  // below 2^32 * 2^32: never wraps
+            throw SemanticsError(space_text(ap) + " operand names more than 2^32 elements");
+    }
+    return count;
+}
 
 std::vector<uint8_t> gather_bytes(const isa::AccessPattern& ap, const MemorySpaces& spaces) {
     const Placement p = place(ap, spaces);

@@ -29,16 +29,31 @@ void execute_Matmul(const isa::Instruction& inst, const MemorySpaces& spaces) {
                                        std::to_string(dst.free_elements()) + ", the product is " +
                                        std::to_string(m_count) + "x" + std::to_string(n_count));
 
+    // Four k at a time per pass over the row (fewer loads and stores of the partial sums); each
+    // element still adds its products one by one in ascending k.
     Tile result = make_tile(uint32_t(m_count), n_count);
+    const float* st = stationary.values.data();
+    const float* mv = moving.values.data();
     for (uint64_t m = 0; m < m_count; ++m) {
         float* row = &result.values[m * n_count];
-        for (uint32_t k = 0; k < k_count; ++k) {
-            const float s = stationary.values[k * m_count + m];
-            const float* v = &moving.values[k * n_count];
+        uint32_t k = 0;
+        for (; k + 4 <= k_count; k += 4) {
+            const float s0 = st[k * m_count + m], s1 = st[(k + 1) * m_count + m];
+            const float s2 = st[(k + 2) * m_count + m], s3 = st[(k + 3) * m_count + m];
+            const float *v0 = mv + k * n_count, *v1 = v0 + n_count, *v2 = v1 + n_count, *v3 = v2 + n_count;
             for (uint64_t n = 0; n < n_count; ++n) {
-                const float product = s * v[n];
-                row[n] += product;
+                float sum = row[n];
+                sum += s0 * v0[n];
+                sum += s1 * v1[n];
+                sum += s2 * v2[n];
+                sum += s3 * v3[n];
+                row[n] = sum;
             }
+        }
+        for (; k < k_count; ++k) {
+            const float s = st[k * m_count + m];
+            const float* v = mv + k * n_count;
+            for (uint64_t n = 0; n < n_count; ++n) row[n] += s * v[n];
         }
     }
     if (inst.accumulate(F::acc) == isa::AccumulateMode::Accumulate) {
