@@ -87,17 +87,18 @@ uint64_t pe_transpose_cycles(const config::NeuronCoreSpec& core, uint32_t partit
     return timing_at_rate(core, shape, cycles_per_column).occupancy();
 }
 
+// The last result need not be the last matmul's: a wide matmul followed by a narrow one (fewer
+// columns to cross) finishes after it.
 uint64_t matmul_sequence_cycles(const config::NeuronCoreSpec& core, const std::vector<MatmulShape>& shapes) {
-    uint64_t last_stream_start = 0, last_latency = 0, window = 0, now = 0;
+    uint64_t done = 0, window = 0, now = 0;
     for (MatmulShape shape : shapes) {
         shape.background_load_window = window;
         const MatmulTiming timing = matmul_timing(core, shape);
-        last_stream_start = now + timing.exposed_load;
-        last_latency = timing.latency;
+        done = std::max(done, now + timing.exposed_load + timing.latency);
         now += timing.occupancy();
         window = timing.stream;
     }
-    return shapes.empty() ? 0 : last_stream_start + last_latency;
+    return done;
 }
 
 }  // namespace nsim::sim::core

@@ -90,6 +90,9 @@ TEST(TensorEngineTiming, SequenceOverlapsEachLoadWithThePreviousStream) {
     // 4 + 16 + 16 and its results are in PSUM N + 127 + 127 + io cycles later.
     EXPECT_EQ(matmul_sequence_cycles(core, {shape(128, 16, 16), shape(128, 128, 16)}),
               (4u + 16u + 16u) + (16u + 127u + 127u + io));
+    // A narrow matmul after a wide one finishes first: the wide one's results end the sequence.
+    EXPECT_EQ(matmul_sequence_cycles(core, {shape(128, 128, 1), shape(128, 4, 1)}),
+              32u + (1u + 127u + 127u + io));
     EXPECT_EQ(matmul_sequence_cycles(core, {}), 0u);
 }
 
