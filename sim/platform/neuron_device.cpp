@@ -62,6 +62,14 @@ NeuronDevice::NeuronDevice(sc_core::sc_module_name name, const config::ChipSpec&
     // Device-initiated accesses to host memory leave through the PCIe function; the window sits
     // above everything else in the device's address space.
     host_window_base_ = next_power_of_two(map_.link(chip.link.ports));
+    // A chip whose register map names where its DMA sees host memory (pci_host_base) puts it there, so
+    // the driver's bus addresses and the device agree.
+    if (chip.registers.present) {
+        if (chip.registers.pci_host_base < host_window_base_)
+            throw std::invalid_argument(fmt::format("chip {}: pci_host_base {:#x} overlaps the device's own address space (up to {:#x})",
+                                                    chip.name, chip.registers.pci_host_base, host_window_base_));
+        host_window_base_ = chip.registers.pci_host_base;
+    }
     interconnect_.map(host_window_base_, host_memory_bytes, bind_output(endpoint_.dma_in), "host");
 
     unsigned engine = 0;
@@ -72,6 +80,11 @@ NeuronDevice::NeuronDevice(sc_core::sc_module_name name, const config::ChipSpec&
                                                        chip.core.dma_engine_bytes_per_s));
             dma_.back()->socket.bind(interconnect_.input);
         }
+
+    if (chip.registers.present) {
+        udma_ = std::make_unique<UdmaQueues>("udma", chip, *registers_, dma_);
+        udma_->descriptor_port.bind(interconnect_.input);
+    }
 }
 
 unsigned NeuronDevice::bind_output(tlm::tlm_base_target_socket_b<>& target) {

@@ -15,6 +15,7 @@
 #include "platform/pcie_endpoint.h"
 #include "platform/register_file.h"
 #include "platform/timed_memory.h"
+#include "platform/udma_queues.h"
 
 namespace nsim::sim {
 
@@ -41,6 +42,8 @@ public:
     const std::vector<unsigned>& linked_devices() const { return peers_; }
     // Where device DMA finds host memory in the device address space.
     uint64_t host_window_base() const { return host_window_base_; }
+    // The UDMA queue registers' device side; null when the chip's config has no register map.
+    UdmaQueues* udma() { return udma_.get(); }
 
 private:
     unsigned bind_output(tlm::tlm_base_target_socket_b<>& target);
@@ -54,6 +57,7 @@ private:
     std::vector<std::unique_ptr<TimedMemory>> channels_;
     std::vector<std::unique_ptr<NeuronCore>> cores_;
     std::vector<std::unique_ptr<DmaEngine>> dma_;
+    std::unique_ptr<UdmaQueues> udma_;
     std::vector<unsigned> peers_;
     unsigned outputs_bound_ = 0;
     uint64_t host_window_base_ = 0;

@@ -1,0 +1,112 @@
+// What the host state directory holds (layout in driver/STATE.md), as plain structs with their JSON
+// form. neuron-ls and neuron-top read these through HostState; the driver and runtime write them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace nsim::driver {
+
+// The driver's device_state (driver.md 5): RESET while a full-device reset runs, READY, INVALID
+// after a failure until the module is reloaded.
+enum class DeviceState { Reset = 0, Ready = 1, Invalid = 2 };
+const char* name_of(DeviceState state);
+
+struct CoreCounters {
+    uint32_t reset_req_count = 0;
+    uint32_t reset_fail_count = 0;
+    uint32_t model_load_count = 0;
+    uint64_t inference_count = 0;
+};
+
+struct DeviceRecord {
+    unsigned index = 0;
+    std::string bdf;
+    uint32_t vendor_id = 0;
+    uint32_t device_id = 0;
+    DeviceState state = DeviceState::Invalid;
+    std::string reason;                 // why it is INVALID, the driver's message
+    uint64_t serial_number = 0;
+    uint32_t reset_count = 0;           // completed full-device resets
+    uint32_t reset_fail_count = 0;
+    std::vector<CoreCounters> cores;
+    std::vector<uint32_t> memory_ecc;   // per channel: corrected << 16 | uncorrected, as firmware reports
+    uint32_t sram_ecc = 0;
+};
+
+struct MachineRecord {
+    std::string instance;
+    std::string chip;
+    bool driver_loaded = false;
+    std::string driver_version;
+    uint32_t load_count = 0;            // modprobes since the state was created
+    std::vector<DeviceRecord> devices;
+};
+
+struct CoreId {
+    unsigned device = 0;
+    unsigned core = 0;                  // index within the device
+    bool operator==(const CoreId& o) const { return device == o.device && core == o.core; }
+    bool operator<(const CoreId& o) const { return device != o.device ? device < o.device : core < o.core; }
+};
+
+struct ModelRecord {
+    uint32_t id = 0;
+    std::string name;
+    std::vector<CoreId> cores;
+    double load_time_s = 0;             // simulated
+    uint64_t device_bytes = 0;
+};
+
+// One process using the devices; written only by that process (processes/<pid>.json).
+struct ProcessRecord {
+    int pid = 0;
+    uint64_t start_time = 0;
+    std::string command;
+    std::vector<unsigned> open_devices; // devices with an open handle (/dev/neuronN)
+    std::vector<CoreId> cores;          // NeuronCores it holds
+    std::vector<ModelRecord> models;
+    std::map<unsigned, uint64_t> device_memory_bytes;  // by device
+    uint64_t host_memory_bytes = 0;
+};
+
+// Per-core activity in simulated time, for neuron-top (activity/<pid>.json).
+struct ActivitySample {
+    double sim_end_s = 0;               // simulated time at the end of the interval
+    double interval_s = 0;
+    double busy_s = 0;
+};
+struct CoreActivity {
+    CoreId core;
+    std::vector<ActivitySample> samples;  // oldest first, bounded
+};
+struct ActivityRecord {
+    int pid = 0;
+    double updated_wall_s = 0;          // wall clock (seconds since the epoch) of the last write
+    std::vector<CoreActivity> cores;
+};
+
+void to_json(nlohmann::json& j, const CoreCounters& v);
+void from_json(const nlohmann::json& j, CoreCounters& v);
+void to_json(nlohmann::json& j, const DeviceRecord& v);
+void from_json(const nlohmann::json& j, DeviceRecord& v);
+void to_json(nlohmann::json& j, const MachineRecord& v);
+void from_json(const nlohmann::json& j, MachineRecord& v);
+void to_json(nlohmann::json& j, const CoreId& v);
+void from_json(const nlohmann::json& j, CoreId& v);
+void to_json(nlohmann::json& j, const ModelRecord& v);
+void from_json(const nlohmann::json& j, ModelRecord& v);
+void to_json(nlohmann::json& j, const ProcessRecord& v);
+void from_json(const nlohmann::json& j, ProcessRecord& v);
+void to_json(nlohmann::json& j, const ActivitySample& v);
+void from_json(const nlohmann::json& j, ActivitySample& v);
+void to_json(nlohmann::json& j, const CoreActivity& v);
+void from_json(const nlohmann::json& j, CoreActivity& v);
+void to_json(nlohmann::json& j, const ActivityRecord& v);
+void from_json(const nlohmann::json& j, ActivityRecord& v);
+
+}  // namespace nsim::driver

@@ -1,0 +1,198 @@
+#include "config/device_interface_reader.h"
+
+#include <fmt/format.h>
+
+namespace nsim::config {
+namespace {
+
+constexpr uint32_t kRegisterBytes = 4;  // BAR0 registers are 32-bit words
+
+uint32_t register_offset(const ConfigNode& node) {
+    const uint32_t value = node.as_u32();
+    if (value % kRegisterBytes != 0) node.fail("must be a multiple of 4 (registers are 32-bit words)");
+    return value;
+}
+
+uint32_t positive_u32(const ConfigNode& node) {
+    const uint32_t value = node.as_u32();
+    if (value == 0) node.fail("must be greater than zero");
+    return value;
+}
+
+double seconds(const ConfigNode& node) { return node.as_quantity(Quantity::seconds); }
+
+double positive_seconds(const ConfigNode& node) {
+    const double value = seconds(node);
+    if (value <= 0) node.fail("must be greater than zero");
+    return value;
+}
+
+bool is_power_of_two(uint64_t value) { return value != 0 && (value & (value - 1)) == 0; }
+
+UdmaRegisterSpec read_udma(const ConfigNode& node) {
+    node.check_keys({"base", "engine_stride", "s2m", "queues", "queue_stride", "ring_base_lo", "ring_base_hi",
+                     "ring_length", "head", "tail_increment", "tail", "ring_alignment"});
+    UdmaRegisterSpec udma;
+    udma.base = node.at("base").as_unsigned();
+    udma.engine_stride = node.at("engine_stride").as_unsigned();
+    udma.s2m = node.at("s2m").as_unsigned();
+    udma.queues = node.at("queues").as_unsigned();
+    udma.queue_stride = node.at("queue_stride").as_unsigned();
+    const ConfigNode stride = node.at("queue_stride");
+    udma.ring_base_lo = register_offset(node.at("ring_base_lo"));
+    udma.ring_base_hi = register_offset(node.at("ring_base_hi"));
+    udma.ring_length = register_offset(node.at("ring_length"));
+    udma.head = register_offset(node.at("head"));
+    udma.tail_increment = register_offset(node.at("tail_increment"));
+    udma.tail = register_offset(node.at("tail"));
+    for (uint32_t offset : {udma.ring_base_lo, udma.ring_base_hi, udma.ring_length, udma.head,
+                            udma.tail_increment, udma.tail})
+        if (offset >= udma.queue_stride) stride.fail(fmt::format("must exceed every queue register offset ({:#x})", offset));
+    const ConfigNode alignment = node.at("ring_alignment");
+    udma.ring_alignment = alignment.as_u32();
+    if (!is_power_of_two(udma.ring_alignment)) alignment.fail("must be a power of two");
+    return udma;
+}
+
+DescriptorFormatSpec read_descriptor(const ConfigNode& node) {
+    node.check_keys({"bytes", "length_bits", "phase_shift", "phase_mask", "initial_phase", "first_flag", "last_flag"});
+    DescriptorFormatSpec d;
+    const ConfigNode bytes = node.at("bytes");
+    d.bytes = positive_u32(bytes);
+    if (d.bytes < 16) bytes.fail("must hold len_ctrl, meta and a 64-bit pointer (16 bytes)");
+    const ConfigNode length_bits = node.at("length_bits");
+    d.length_bits = positive_u32(length_bits);
+    if (d.length_bits > 24) length_bits.fail("must be at most 24");
+    d.phase_shift = node.at("phase_shift").as_u32();
+    d.phase_mask = positive_u32(node.at("phase_mask"));
+    d.initial_phase = node.at("initial_phase").as_u32();
+    if (d.initial_phase > d.phase_mask) node.at("initial_phase").fail("must fit in phase_mask");
+    d.first_flag = positive_u32(node.at("first_flag"));
+    d.last_flag = positive_u32(node.at("last_flag"));
+    return d;
+}
+
+}  // namespace
+
+RegisterMapSpec read_register_map(const ConfigNode& node, uint64_t register_bar_bytes, uint32_t dma_engines,
+                                  uint32_t memory_channels) {
+    node.check_keys({"misc_ram", "api_version", "device_id", "serial_number_lo", "serial_number_hi", "sram_ecc",
+                     "memory_ecc", "reset_core_map", "reset", "request_hi", "request_lo", "response_hi",
+                     "response_lo", "doorbell", "firmware_status", "udma", "descriptor", "pci_host_base"});
+    RegisterMapSpec map;
+    map.present = true;
+    const ConfigNode misc = node.at("misc_ram");
+    map.misc_ram = misc.as_unsigned();
+    uint32_t highest = 0;
+    auto offset = [&](const char* key) {
+        const uint32_t value = register_offset(node.at(key));
+        highest = std::max(highest, value);
+        return value;
+    };
+    map.api_version = offset("api_version");
+    map.device_id = offset("device_id");
+    map.serial_number_lo = offset("serial_number_lo");
+    map.serial_number_hi = offset("serial_number_hi");
+    map.sram_ecc = offset("sram_ecc");
+    map.memory_ecc = offset("memory_ecc");
+    highest = std::max(highest, map.memory_ecc + kRegisterBytes * (memory_channels - 1));
+    map.reset_core_map = offset("reset_core_map");
+    map.reset = offset("reset");
+    map.request_hi = offset("request_hi");
+    map.request_lo = offset("request_lo");
+    map.response_hi = offset("response_hi");
+    map.response_lo = offset("response_lo");
+    map.doorbell = offset("doorbell");
+    map.firmware_status = offset("firmware_status");
+    if (map.misc_ram + highest + kRegisterBytes > register_bar_bytes)
+        misc.fail(fmt::format("MISC RAM words up to {:#x} do not fit in the {}-byte register BAR", highest,
+                              register_bar_bytes));
+    const ConfigNode udma_node = node.at("udma");
+    map.udma = read_udma(udma_node);
+    const uint64_t udma_end = map.udma.base + uint64_t(dma_engines) * map.udma.engine_stride;
+    const uint64_t misc_end = map.misc_ram + highest + kRegisterBytes;
+    if (udma_end > register_bar_bytes)
+        udma_node.fail(fmt::format("{} engines do not fit in the {}-byte register BAR", dma_engines, register_bar_bytes));
+    if (map.udma.base < misc_end && map.misc_ram < udma_end)
+        udma_node.fail("the UDMA registers overlap MISC RAM");
+    map.descriptor = read_descriptor(node.at("descriptor"));
+    map.pci_host_base = node.at("pci_host_base").as_unsigned();
+    return map;
+}
+
+FirmwareSpec read_firmware(const ConfigNode& node) {
+    node.check_keys({"device_id_not_ready", "ecc_invalid", "ready_mask", "ready_when", "reset_device",
+                     "reset_cores", "command_read", "command_post_metric", "error_success", "error_fail",
+                     "error_unknown_command", "api_version", "boot_time_s", "reset_ack_time_s",
+                     "device_reset_time_s", "core_reset_time_s", "mailbox_service_time_s"});
+    FirmwareSpec fw;
+    fw.present = true;
+    fw.device_id_not_ready = node.at("device_id_not_ready").as_u32();
+    fw.ecc_invalid = node.at("ecc_invalid").as_u32();
+    fw.ready_mask = positive_u32(node.at("ready_mask"));
+    const ConfigNode when = node.at("ready_when");
+    const std::string polarity = when.as_string();
+    if (polarity != "set" && polarity != "clear") when.fail("expected 'set' or 'clear'");
+    fw.ready_when_set = polarity == "set";
+    fw.reset_device = positive_u32(node.at("reset_device"));
+    fw.reset_cores = positive_u32(node.at("reset_cores"));
+    if (fw.reset_cores == fw.reset_device) node.at("reset_cores").fail("must differ from reset_device");
+    fw.command_read = positive_u32(node.at("command_read"));
+    fw.command_post_metric = positive_u32(node.at("command_post_metric"));
+    fw.error_success = node.at("error_success").as_u32();
+    fw.error_fail = node.at("error_fail").as_u32();
+    fw.error_unknown_command = node.at("error_unknown_command").as_u32();
+    fw.api_version = node.at("api_version").as_u32();
+    fw.boot_time_s = seconds(node.at("boot_time_s"));
+    fw.reset_ack_time_s = seconds(node.at("reset_ack_time_s"));
+    fw.device_reset_time_s = seconds(node.at("device_reset_time_s"));
+    fw.core_reset_time_s = seconds(node.at("core_reset_time_s"));
+    fw.mailbox_service_time_s = seconds(node.at("mailbox_service_time_s"));
+    return fw;
+}
+
+DriverSpec read_driver(const ConfigNode& node) {
+    node.check_keys({"version", "firmware_ready_polls", "firmware_ready_interval_s", "fwio_poll_interval_s",
+                     "fwio_timeout_s", "fwio_retries", "reset_initial_delay_device_s", "reset_initial_delay_cores_s",
+                     "reset_poll_interval_s", "reset_reissue_device_s", "reset_reissue_cores_s", "reset_max_wait_s",
+                     "reset_completion_retries", "reset_completion_backoff_s", "reset_request_all", "h2t_queue",
+                     "h2t_ring_descriptors", "dma_poll_interval_s", "dma_timeout_per_descriptor_s",
+                     "dma_bounce_bytes", "completion_marker", "memory_carveout_bytes", "min_alloc_bytes",
+                     "host_pool_bytes", "max_processes_per_device"});
+    DriverSpec d;
+    d.present = true;
+    d.version = node.at("version").as_string();
+    d.firmware_ready_polls = positive_u32(node.at("firmware_ready_polls"));
+    d.firmware_ready_interval_s = positive_seconds(node.at("firmware_ready_interval_s"));
+    d.fwio_poll_interval_s = positive_seconds(node.at("fwio_poll_interval_s"));
+    d.fwio_timeout_s = positive_seconds(node.at("fwio_timeout_s"));
+    d.fwio_retries = positive_u32(node.at("fwio_retries"));
+    d.reset_initial_delay_device_s = seconds(node.at("reset_initial_delay_device_s"));
+    d.reset_initial_delay_cores_s = seconds(node.at("reset_initial_delay_cores_s"));
+    d.reset_poll_interval_s = positive_seconds(node.at("reset_poll_interval_s"));
+    d.reset_reissue_device_s = positive_seconds(node.at("reset_reissue_device_s"));
+    d.reset_reissue_cores_s = positive_seconds(node.at("reset_reissue_cores_s"));
+    d.reset_max_wait_s = positive_seconds(node.at("reset_max_wait_s"));
+    d.reset_completion_retries = positive_u32(node.at("reset_completion_retries"));
+    d.reset_completion_backoff_s = positive_seconds(node.at("reset_completion_backoff_s"));
+    d.reset_request_all = node.at("reset_request_all").as_u32();
+    d.h2t_queue = node.at("h2t_queue").as_u32();
+    const ConfigNode ring = node.at("h2t_ring_descriptors");
+    d.h2t_ring_descriptors = positive_u32(ring);
+    if (!is_power_of_two(d.h2t_ring_descriptors)) ring.fail("must be a power of two (rings wrap by a size mask)");
+    d.dma_poll_interval_s = positive_seconds(node.at("dma_poll_interval_s"));
+    d.dma_timeout_per_descriptor_s = positive_seconds(node.at("dma_timeout_per_descriptor_s"));
+    d.dma_bounce_bytes = node.at("dma_bounce_bytes").as_bytes();
+    if (d.dma_bounce_bytes == 0) node.at("dma_bounce_bytes").fail("must be greater than zero");
+    d.completion_marker = positive_u32(node.at("completion_marker"));
+    d.memory_carveout_bytes = node.at("memory_carveout_bytes").as_bytes();
+    const ConfigNode min_alloc = node.at("min_alloc_bytes");
+    d.min_alloc_bytes = min_alloc.as_bytes();
+    if (!is_power_of_two(d.min_alloc_bytes)) min_alloc.fail("must be a power of two");
+    d.host_pool_bytes = node.at("host_pool_bytes").as_bytes();
+    if (d.host_pool_bytes == 0) node.at("host_pool_bytes").fail("must be greater than zero");
+    d.max_processes_per_device = positive_u32(node.at("max_processes_per_device"));
+    return d;
+}
+
+}  // namespace nsim::config

@@ -1,0 +1,69 @@
+// Shared pieces of the driver tests: a private NEURON_SIM_HOME per test, the shipped configs, and a
+// rig holding one process's simulated host, host state and driver.
+#pragma once
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "config/config_set.h"
+#include "host_state.h"
+#include "neuron_driver.h"
+#include "simulated_host.h"
+
+namespace nsim::test {
+
+inline const config::ConfigSet& shipped_configs() {
+    static const config::ConfigSet configs = config::ConfigSet::load(NSIM_CONFIG_DIR);
+    return configs;
+}
+
+// A fresh state directory, removed afterwards.
+class TempHome {
+public:
+    TempHome() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "nsim-driver-XXXXXX").string();
+        path_ = mkdtemp(pattern.data());
+    }
+    ~TempHome() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    std::filesystem::path path_;
+};
+
+inline std::string read_file(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// One process's view: hardware, host state and driver, not yet loaded.
+struct DriverRig {
+    explicit DriverRig(const std::string& instance, driver::HardwareFaults faults = {})
+        : spec(shipped_configs().host(instance)),
+          state(home.path(), instance),
+          host(spec, faults),
+          driver(host.platform(), state) {}
+
+    TempHome home;
+    config::HostSpec spec;
+    driver::HostState state;
+    driver::SimulatedHost host;
+    driver::NeuronDriver driver;
+
+    std::string kernel_log() const {
+        std::string text;
+        for (const auto& line : state.kernel_log()) text += line + "\n";
+        return text;
+    }
+};
+
+}  // namespace nsim::test
