@@ -92,8 +92,9 @@ public:
 
         // SBUF per partition: B resident, then the AT ring, then the output ring.
         b_base_ = 0;
-        const uint32_t widest_group = std::max(schedule.first_group_m_tiles, schedule.group_m_tiles);
-        a_slot_bytes_ = uint64_t(widest_group) * tm_ * kBf16Bytes;
+        if (schedule.first_group_m_tiles * nt_ > schedule.psum_banks)
+            throw std::invalid_argument("the first group needs more PSUM banks than the schedule may use");
+        a_slot_bytes_ = uint64_t(std::max(schedule.first_group_m_tiles, kt_)) * tm_ * kBf16Bytes;
         a_base_ = b_base_ + uint64_t(kt_) * shape.n * kBf16Bytes;
         out_slot_bytes_ = uint64_t(tn_) * kBf16Bytes;
         out_base_ = a_base_ + schedule.a_slots * a_slot_bytes_;
@@ -123,6 +124,7 @@ public:
         if (container_.semaphore_names.size() > core_.semaphores)
             throw std::invalid_argument("the schedule needs " + std::to_string(container_.semaphore_names.size()) +
                                         " semaphores, the core has " + std::to_string(core_.semaphores));
+        for (auto& entry : streams_) container_.streams.push_back(std::move(entry.second));
         container_.canonicalize();
         return std::move(container_);
     }
@@ -130,7 +132,7 @@ public:
 private:
     static constexpr uint32_t kAt = 0, kB = 1, kC = 2;
     // DMA queue classes: each kind of transfer has its own queue on every DMA engine.
-    enum QueueClass : uint32_t { kLoadB = 0, kLoadA = 1, kStore = 1 + 2 };
+    enum QueueClass : uint32_t { kLoadB = 0, kLoadA = 2 };  // stores follow the AT slots' queues
 
     bool has_engine(Engine e) const {
         const char* name = e == Engine::Act ? "scalar" : e == Engine::Dve ? "vector" : "gpsimd";
@@ -157,7 +159,9 @@ private:
     }
 
     void allocate_semaphores() {
-        for (uint32_t k = 0; k < kt_; ++k) b_ready_.push_back(semaphore("b_ready" + std::to_string(k)));
+        for (uint32_t k = 0; k < kt_; ++k)
+            for (uint32_t n = 0; n < nt_; ++n)
+                b_ready_.push_back(semaphore("b_ready" + std::to_string(k) + "_" + std::to_string(n)));
         for (uint32_t s = 0; s < schedule_.a_slots; ++s) {
             a_ready_.push_back(semaphore("a_ready" + std::to_string(s)));
             step_done_.push_back(semaphore("step_done" + std::to_string(s)));
@@ -172,18 +176,12 @@ private:
         }
     }
 
+    // Streams live in a map until the end (stable references while others are added).
     std::vector<Instruction>& stream(Engine engine, uint32_t queue = 0) {
-        const auto key = std::make_pair(engine, queue);
-        auto it = streams_.find(key);
-        if (it == streams_.end()) {
-            isa::InstructionStream s;
-            s.core = 0;
-            s.engine = engine;
-            s.queue = uint8_t(queue);
-            container_.streams.push_back(std::move(s));
-            it = streams_.emplace(key, container_.streams.size() - 1).first;
-        }
-        return container_.streams[it->second].instructions;
+        isa::InstructionStream& s = streams_[std::make_pair(engine, queue)];
+        s.engine = engine;
+        s.queue = uint8_t(queue);
+        return s.instructions;
     }
 
     static Instruction with_sync(Instruction inst, uint16_t wait, uint32_t value, uint16_t signal) {
@@ -200,7 +198,10 @@ private:
     }
 
     uint32_t dma_queue(uint32_t queue_class, uint32_t piece) const {
-        return queue_class * core_.dma_engines + piece % core_.dma_engines;
+        const uint32_t queue = queue_class * core_.dma_engines + piece % core_.dma_engines;
+        if (queue >= core_.dma_engines * core_.dma_queues_per_engine)
+            throw std::invalid_argument("the schedule needs more DMA queues than the core has");
+        return queue;
     }
 
     uint32_t piece_rows() const { return partitions_ / schedule_.dma_split; }
@@ -223,79 +224,109 @@ private:
         }
     }
 
-    // B stays in SBUF: k-block k (rows k*TK..) at b_base + k * N elements.
+    // B stays in SBUF: k-block k (rows k*TK..) at b_base + k * N elements, loaded one [TK, TN] tile
+    // at a time in the order the matmuls first need them, on two queues per DMA engine.
     void load_b() {
         for (uint32_t k = 0; k < kt_; ++k)
-            dma_pieces(kLoadB,
-                       on_chip(MemorySpace::Sbuf, 0, tk_, b_base_ + uint64_t(k) * shape_.n * kBf16Bytes, DType::Bf16,
-                               shape_.n),
-                       dram_block(kB, shape_.n, k * tk_, tk_, 0, shape_.n, DType::Bf16), false, isa::kNoSemaphore, 0,
-                       b_ready_[k]);
+            for (uint32_t n = 0; n < nt_; ++n)
+                dma_pieces(kLoadB + (k * nt_ + n) % 2,
+                           on_chip(MemorySpace::Sbuf, 0, tk_, b_base_ + (uint64_t(k) * shape_.n + n * tn_) * kBf16Bytes,
+                                   DType::Bf16, tn_),
+                           dram_block(kB, shape_.n, k * tk_, tk_, n * tn_, tn_, DType::Bf16), false, isa::kNoSemaphore, 0,
+                           b_ready_[k * nt_ + n]);
     }
 
     struct Tile {
         uint32_t m, n;
     };
 
-    void schedule_tiles() {
-        std::vector<std::vector<Tile>> groups;
-        const uint32_t n_per_group = schedule_.psum_banks >= nt_ ? nt_ : 1;
-        for (uint32_t m0 = 0; m0 < mt_;) {
-            const uint32_t gm = std::min(m0 == 0 ? schedule_.first_group_m_tiles : schedule_.group_m_tiles, mt_ - m0);
-            for (uint32_t n0 = 0; n0 < nt_; n0 += n_per_group) {
-                std::vector<Tile> group;
-                for (uint32_t m = m0; m < m0 + gm; ++m)
-                    for (uint32_t n = n0; n < n0 + n_per_group; ++n) group.push_back({m, n});
-                if (group.size() > schedule_.psum_banks)
-                    throw std::invalid_argument("a group of the schedule needs more PSUM banks than it may use");
-                groups.push_back(std::move(group));
-            }
-            m0 += gm;
+    // The matmuls of one step, and which tiles they finish.
+    struct Matmul {
+        Tile tile;
+        uint32_t k;
+        uint64_t stationary;  // SBUF offset of its stationary tile
+    };
+
+    // One DMA per partition slice of an AT block [rows of k, columns m0 .. m0 + columns) per k-block.
+    void load_at(uint32_t slot, uint32_t use, uint32_t k0, uint32_t k_blocks, uint32_t m0, uint32_t columns) {
+        AccessPattern dram = dram_block(kAt, shape_.m, k0 * tk_, tk_, m0 * tm_, columns * tm_, DType::Bf16);
+        if (k_blocks > 1) {
+            dram.dim_count = 2;
+            dram.dims[1] = dram.dims[0];
+            dram.dims[0] = {int32_t(tk_ * shape_.m), k_blocks};
         }
+        dma_pieces(kLoadA + slot,
+                   on_chip(MemorySpace::Sbuf, 0, tk_, a_base_ + slot * a_slot_bytes_, DType::Bf16, k_blocks * columns * tm_),
+                   dram, false, use ? step_done_[slot] : isa::kNoSemaphore, use, a_ready_[slot]);
+    }
+
+    void schedule_tiles() {
         uint32_t step = 0, tile_index = 0;
         std::vector<uint32_t> bank_uses(schedule_.psum_banks, 0);
-        for (size_t g = 0; g < groups.size(); ++g) {
-            const std::vector<Tile>& group = groups[g];
-            const uint32_t m0 = group.front().m, gm = group.back().m - m0 + 1;
-            std::vector<uint32_t> banks;
-            for (size_t t = 0; t < group.size(); ++t) banks.push_back((tile_index + uint32_t(t)) % schedule_.psum_banks);
-            for (uint32_t k = 0; k < kt_; ++k, ++step) {
-                const uint32_t slot = step % schedule_.a_slots, use = step / schedule_.a_slots;
-                const uint64_t a_offset = a_base_ + slot * a_slot_bytes_;
-                // The AT block of this k-step, once the step that last used the slot has multiplied.
-                dma_pieces(kLoadA + slot, on_chip(MemorySpace::Sbuf, 0, tk_, a_offset, DType::Bf16, gm * tm_),
-                           dram_block(kAt, shape_.m, k * tk_, tk_, m0 * tm_, gm * tm_, DType::Bf16), false,
-                           use ? step_done_[slot] : isa::kNoSemaphore, use, a_ready_[slot]);
-                std::vector<Instruction>& pe = stream(Engine::Pe);
-                if (g == 0) pe.push_back(nop(b_ready_[k], schedule_.dma_split));
-                pe.push_back(nop(a_ready_[slot], schedule_.dma_split * (use + 1)));
-                for (size_t t = 0; t < group.size(); ++t) {
-                    const Tile& tile = group[t];
-                    const uint32_t bank = banks[t];
-                    if (k == 0 && bank_uses[bank] > 0) pe.push_back(nop(bank_free_[bank], bank_uses[bank]));
-                    Instruction mm;
-                    mm.opcode = Opcode::Matmul;
-                    mm.set(isa::fields::Matmul::dst,
-                           on_chip(MemorySpace::Psum, 0, tm_, uint64_t(bank) * bank_bytes_, DType::Fp32, tn_));
-                    mm.set(isa::fields::Matmul::stationary,
-                           on_chip(MemorySpace::Sbuf, 0, tk_, a_offset + uint64_t(tile.m - m0) * tm_ * kBf16Bytes,
-                                   DType::Bf16, tm_));
-                    mm.set(isa::fields::Matmul::moving,
-                           on_chip(MemorySpace::Sbuf, 0, tk_,
-                                   b_base_ + (uint64_t(k) * shape_.n + uint64_t(tile.n) * tn_) * kBf16Bytes, DType::Bf16,
-                                   tn_));
-                    mm.set_enum(isa::fields::Matmul::acc,
-                                k == 0 ? isa::AccumulateMode::Overwrite : isa::AccumulateMode::Accumulate);
-                    pe.push_back(with_sync(mm, isa::kNoSemaphore, 0, k + 1 == kt_ ? bank_full_[bank] : isa::kNoSemaphore));
+        std::vector<bool> b_waited(kt_ * nt_, false);
+        std::vector<Instruction>& pe = stream(Engine::Pe);
+
+        // Runs one step: its AT load, then its matmuls; tiles finishing in it are evacuated and stored.
+        auto run_step = [&](const std::vector<Matmul>& matmuls, uint32_t slot) {
+            std::map<std::pair<uint32_t, uint32_t>, uint32_t> bank_of;  // tile -> bank, this step
+            for (const Matmul& mm : matmuls) {
+                const uint32_t b_tile = mm.k * nt_ + mm.tile.n;
+                if (!b_waited[b_tile]) {
+                    pe.push_back(nop(b_ready_[b_tile], schedule_.dma_split));
+                    b_waited[b_tile] = true;
                 }
-                // The step's inputs are consumed once its last matmul has streamed.
-                pe.push_back(nop(isa::kNoSemaphore, 0, step_done_[slot]));
+                const auto key = std::make_pair(mm.tile.m, mm.tile.n);
+                auto it = tiles_open_.find(key);
+                if (it == tiles_open_.end()) {
+                    const uint32_t bank = next_bank_++ % schedule_.psum_banks;
+                    if (bank_uses[bank] > 0) pe.push_back(nop(bank_free_[bank], bank_uses[bank]));
+                    it = tiles_open_.emplace(key, bank).first;
+                }
+                const uint32_t bank = it->second;
+                const bool last = mm.k + 1 == kt_;
+                Instruction inst;
+                inst.opcode = Opcode::Matmul;
+                inst.set(isa::fields::Matmul::dst, on_chip(MemorySpace::Psum, 0, tm_, uint64_t(bank) * bank_bytes_, DType::Fp32, tn_));
+                inst.set(isa::fields::Matmul::stationary, on_chip(MemorySpace::Sbuf, 0, tk_, mm.stationary, DType::Bf16, tm_));
+                inst.set(isa::fields::Matmul::moving,
+                         on_chip(MemorySpace::Sbuf, 0, tk_,
+                                 b_base_ + (uint64_t(mm.k) * shape_.n + uint64_t(mm.tile.n) * tn_) * kBf16Bytes, DType::Bf16, tn_));
+                inst.set_enum(isa::fields::Matmul::acc, mm.k == 0 ? isa::AccumulateMode::Overwrite : isa::AccumulateMode::Accumulate);
+                pe.push_back(with_sync(inst, isa::kNoSemaphore, 0, last ? bank_full_[bank] : isa::kNoSemaphore));
+                if (last) {
+                    finished_.push_back({mm.tile, bank, bank_uses[bank]++});
+                    tiles_open_.erase(it);
+                }
             }
-            for (size_t t = 0; t < group.size(); ++t) {
-                evacuate_and_store(group[t], banks[t], bank_uses[banks[t]], tile_index);
-                ++bank_uses[banks[t]];
-                ++tile_index;
-            }
+            // The step's inputs are consumed once its last matmul has streamed.
+            pe.push_back(nop(isa::kNoSemaphore, 0, step_done_[slot]));
+            for (const Finished& f : finished_) evacuate_and_store(f.tile, f.bank, f.bank_use, tile_index++);
+            finished_.clear();
+        };
+
+        // The first group: its k-blocks one step each, the n-tiles outermost within a step so that
+        // the first matmuls need only the first B tile.
+        const uint32_t group = std::min(schedule_.first_group_m_tiles, mt_);
+        for (uint32_t k = 0; group > 0 && k < kt_; ++k, ++step) {
+            const uint32_t slot = step % schedule_.a_slots, use = step / schedule_.a_slots;
+            load_at(slot, use, k, 1, 0, group);
+            pe.push_back(nop(a_ready_[slot], schedule_.dma_split * (use + 1)));
+            std::vector<Matmul> matmuls;
+            for (uint32_t n = 0; n < nt_; ++n)
+                for (uint32_t m = 0; m < group; ++m)
+                    matmuls.push_back({{m, n}, k, a_base_ + slot * a_slot_bytes_ + uint64_t(m) * tm_ * kBf16Bytes});
+            run_step(matmuls, slot);
+        }
+        // Every later m-tile: its whole AT column block in one step, its n-tiles one after the other.
+        for (uint32_t m = group; m < mt_; ++m, ++step) {
+            const uint32_t slot = step % schedule_.a_slots, use = step / schedule_.a_slots;
+            load_at(slot, use, 0, kt_, m, 1);
+            pe.push_back(nop(a_ready_[slot], schedule_.dma_split * (use + 1)));
+            std::vector<Matmul> matmuls;
+            for (uint32_t n = 0; n < nt_; ++n)
+                for (uint32_t k = 0; k < kt_; ++k)
+                    matmuls.push_back({{m, n}, k, a_base_ + slot * a_slot_bytes_ + uint64_t(k) * tm_ * kBf16Bytes});
+            run_step(matmuls, slot);
         }
     }
 
@@ -321,7 +352,7 @@ private:
         }
         evac.push_back(with_sync(copy, bank_full_[bank], bank_use + 1, out_ready_[slot]));
         evac.push_back(nop(isa::kNoSemaphore, 0, bank_free_[bank]));
-        dma_pieces(kStore + tile_index % 2, out,
+        dma_pieces(kLoadA + schedule_.a_slots + tile_index % 2, out,
                    dram_block(kC, shape_.n, tile.m * tm_, tm_, tile.n * tn_, tn_, DType::Bf16), true, out_ready_[slot],
                    use + 1, stored_[slot]);
     }
@@ -330,11 +361,18 @@ private:
     GemmShape shape_;
     GemmSchedule schedule_;
     isa::Container container_;
-    std::map<std::pair<Engine, uint32_t>, size_t> streams_;
+    std::map<std::pair<Engine, uint32_t>, isa::InstructionStream> streams_;
     std::vector<Engine> evacuators_;
     uint32_t tk_ = 0, tm_ = 0, tn_ = 0, mt_ = 0, kt_ = 0, nt_ = 0, partitions_ = 0;
     uint64_t bank_bytes_ = 0, b_base_ = 0, a_base_ = 0, a_slot_bytes_ = 0, out_base_ = 0, out_slot_bytes_ = 0;
     std::vector<uint16_t> b_ready_, a_ready_, step_done_, bank_full_, bank_free_, out_ready_, stored_;
+    struct Finished {
+        Tile tile;
+        uint32_t bank, bank_use;
+    };
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> tiles_open_;  // accumulating tile -> its bank
+    std::vector<Finished> finished_;
+    uint32_t next_bank_ = 0;
 };
 
 }  // namespace
@@ -343,8 +381,7 @@ GemmSchedule GemmSchedule::double_buffered() { return GemmSchedule{}; }
 
 GemmSchedule GemmSchedule::single_buffered() {
     GemmSchedule s;
-    s.first_group_m_tiles = 1;
-    s.group_m_tiles = 1;
+    s.first_group_m_tiles = 0;
     s.a_slots = 1;
     s.out_slots = 1;
     s.psum_banks = 1;

@@ -3,17 +3,19 @@
 // stationary layout (contraction on the partitions), as NKI's matmul tutorial does.
 //
 // Schedule (tile sizes from the core's limits: TK = max_contraction, TM = max_stationary_free,
-// TN = max_moving_free):
-//   - output tiles (m, n) are computed in groups; a group's tiles accumulate at the same time, each
-//     in its own PSUM bank, the contraction (k) outermost so every stationary/moving tile loaded for
-//     a k-step serves all of the group's tiles;
-//   - B is loaded once and stays in SBUF (it is reused by every group); AT tiles of a k-step stream
-//     through a ring of `a_slots` SBUF buffers (2 = double buffering: step s+1 loads while step s
-//     multiplies);
+// TN = min(max_moving_free, N)):
+//   - B is loaded once, in the order the matmuls need it, and stays in SBUF (every m-tile reuses it);
+//   - AT streams through a ring of `a_slots` SBUF buffers, one "step" per buffer (2 = double
+//     buffering: step s+1 loads while step s multiplies; a buffer is reloaded once its step is done);
+//   - the first `first_group_m_tiles` m-tiles form one group whose tiles (x every n-tile) accumulate
+//     together, each in its own PSUM bank, the contraction outermost: a step is one k-block of their
+//     AT, and it serves every tile of the group (this ramps up with little data per matmul);
+//   - every later m-tile is one step holding its whole AT column block; its n-tiles then finish one
+//     after the other, so output stores overlap the remaining matmuls and the tail is one tile;
 //   - each finished bank is evacuated (fp32 -> bf16) by the scalar, vector and gpsimd engines in turn
 //     into a ring of `out_slots` SBUF buffers, from which DMAs store it to C;
 //   - every load and store is split by partitions over all DMA engines of the core, each kind of
-//     transfer on its own queues, so descriptor overheads overlap.
+//     transfer on its own queues, so the per-DMA fixed overheads overlap.
 // Semaphores count completed work; each wait is ">= how much must be done by now".
 #pragma once
 
@@ -31,8 +33,7 @@ struct GemmShape {
 };
 
 struct GemmSchedule {
-    uint32_t first_group_m_tiles = 4;  // m-tiles of the first group (x every n-tile); later groups take one
-    uint32_t group_m_tiles = 1;        // m-tiles of every later group
+    uint32_t first_group_m_tiles = 4;  // m-tiles accumulated together at the start (0: none)
     uint32_t a_slots = 2;              // SBUF buffers the AT k-steps rotate through
     uint32_t out_slots = 16;           // SBUF buffers the evacuated output tiles rotate through
     uint32_t psum_banks = 8;           // PSUM banks the output tiles rotate through
@@ -40,8 +41,8 @@ struct GemmSchedule {
 
     // Loads overlap compute, PSUM and output buffers rotate.
     static GemmSchedule double_buffered();
-    // One buffer of each: a k-step loads only after the previous one multiplied, one output tile
-    // at a time through one bank and one output buffer.
+    // One buffer of each: a step loads only after the previous one multiplied, one output tile at a
+    // time through one PSUM bank and one output buffer.
     static GemmSchedule single_buffered();
 };
 

@@ -22,14 +22,19 @@ int main(int argc, char** argv) {
     app.add_option("-n", shape.n, "Columns of B and C");
     app.add_flag("--single-buffered", single, "One buffer of each kind instead of double buffering");
     app.add_flag("--with-data", with_data, "Store seeded pseudo-random A and B in the program");
+    uint32_t a_slots = 0, first_group = 1000;
+    app.add_option("--a-slots", a_slots, "SBUF buffers AT streams through (default: the schedule's)");
+    app.add_option("--first-group", first_group, "m-tiles accumulated together at the start (default: the schedule's)");
     app.add_option("-o,--output", output, "Program file to write")->required();
     return nsim::tools::run_tool(app, argc, argv, [&] {
         const auto configs = nsim::config::ConfigSet::load(nsim::config::ConfigSet::default_dir());
         for (const auto& name : configs.chip_names()) {
             const auto& core = configs.chip(name).core;
             if (core.version != "v" + std::to_string(generation)) continue;
-            const auto schedule = single ? nsim::kernels::GemmSchedule::single_buffered()
-                                         : nsim::kernels::GemmSchedule::double_buffered();
+            auto schedule = single ? nsim::kernels::GemmSchedule::single_buffered()
+                                   : nsim::kernels::GemmSchedule::double_buffered();
+            if (a_slots) schedule.a_slots = a_slots;
+            if (first_group != 1000) schedule.first_group_m_tiles = first_group;
             const auto program = nsim::kernels::build_gemm(core, shape, schedule, with_data);
             nsim::isa::write_file(output, nsim::isa::write_container(program));
             return 0;
