@@ -119,7 +119,7 @@ public:
             container_.tensors[kB].data = bf16_bytes(inputs.b);
         }
         allocate_semaphores();
-        load_b();
+        if (!schedule_.b_in_steps || schedule_.first_group_m_tiles == 0) load_b(0, kt_, isa::kNoSemaphore, 0);
         schedule_tiles();
         if (container_.semaphore_names.size() > core_.semaphores)
             throw std::invalid_argument("the schedule needs " + std::to_string(container_.semaphore_names.size()) +
@@ -226,13 +226,13 @@ private:
 
     // B stays in SBUF: k-block k (rows k*TK..) at b_base + k * N elements, loaded one [TK, TN] tile
     // at a time in the order the matmuls first need them, on two queues per DMA engine.
-    void load_b() {
-        for (uint32_t k = 0; k < kt_; ++k)
+    void load_b(uint32_t k_begin, uint32_t k_end, uint16_t wait, uint32_t wait_value) {
+        for (uint32_t k = k_begin; k < k_end; ++k)
             for (uint32_t n = 0; n < nt_; ++n)
                 dma_pieces(kLoadB + (k * nt_ + n) % 2,
                            on_chip(MemorySpace::Sbuf, 0, tk_, b_base_ + (uint64_t(k) * shape_.n + n * tn_) * kBf16Bytes,
                                    DType::Bf16, tn_),
-                           dram_block(kB, shape_.n, k * tk_, tk_, n * tn_, tn_, DType::Bf16), false, isa::kNoSemaphore, 0,
+                           dram_block(kB, shape_.n, k * tk_, tk_, n * tn_, tn_, DType::Bf16), false, wait, wait_value,
                            b_ready_[k * nt_ + n]);
     }
 
@@ -309,6 +309,7 @@ private:
         const uint32_t group = std::min(schedule_.first_group_m_tiles, mt_);
         for (uint32_t k = 0; group > 0 && k < kt_; ++k, ++step) {
             const uint32_t slot = step % schedule_.a_slots, use = step / schedule_.a_slots;
+            if (schedule_.b_in_steps) load_b(k, k + 1, use ? step_done_[slot] : isa::kNoSemaphore, use);
             load_at(slot, use, k, 1, 0, group);
             pe.push_back(nop(a_ready_[slot], schedule_.dma_split * (use + 1)));
             std::vector<Matmul> matmuls;

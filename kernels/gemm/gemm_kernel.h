@@ -35,6 +35,7 @@ struct GemmShape {
 struct GemmSchedule {
     uint32_t first_group_m_tiles = 4;  // m-tiles accumulated together at the start (0: none)
     uint32_t a_slots = 2;              // SBUF buffers the AT k-steps rotate through
+    bool b_in_steps = false;           // load B with the first group's steps (else all of it up front)
     uint32_t out_slots = 16;           // SBUF buffers the evacuated output tiles rotate through
     uint32_t psum_banks = 8;           // PSUM banks the output tiles rotate through
     uint32_t dma_split = 16;           // each transfer is split into this many partition slices

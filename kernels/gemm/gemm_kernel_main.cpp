@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
     app.add_flag("--single-buffered", single, "One buffer of each kind instead of double buffering");
     app.add_flag("--with-data", with_data, "Store seeded pseudo-random A and B in the program");
     uint32_t a_slots = 0, first_group = 1000;
+    bool b_in_steps = false;
+    app.add_flag("--b-in-steps", b_in_steps, "Load B with the first group's steps instead of all up front");
     app.add_option("--a-slots", a_slots, "SBUF buffers AT streams through (default: the schedule's)");
     app.add_option("--first-group", first_group, "m-tiles accumulated together at the start (default: the schedule's)");
     app.add_option("-o,--output", output, "Program file to write")->required();
@@ -34,6 +36,7 @@ int main(int argc, char** argv) {
             auto schedule = single ? nsim::kernels::GemmSchedule::single_buffered()
                                    : nsim::kernels::GemmSchedule::double_buffered();
             if (a_slots) schedule.a_slots = a_slots;
+            if (b_in_steps) schedule.b_in_steps = true;
             if (first_group != 1000) schedule.first_group_m_tiles = first_group;
             const auto program = nsim::kernels::build_gemm(core, shape, schedule, with_data);
             nsim::isa::write_file(output, nsim::isa::write_container(program));
