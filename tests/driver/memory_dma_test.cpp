@@ -1,0 +1,126 @@
+// Device memory: allocation from per-channel pools with handles and lifespans, the driver's OOM
+// message; DMA through the H2T ring host -> device -> host with the data checked against what the
+// device memory itself holds.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "driver_test_support.h"
+
+namespace nsim {
+namespace {
+
+std::vector<uint8_t> pattern(size_t n, uint32_t seed) {
+    std::vector<uint8_t> v(n);
+    uint32_t x = seed;
+    for (auto& b : v) {
+        x = x * 1664525u + 1013904223u;  // LCG: any bytes a stuck or shifted copy would not reproduce
+        b = uint8_t(x >> 24);
+    }
+    return v;
+}
+
+TEST(Memory, AllocationsComeFromTheChannelPoolAndOomUsesTheDriversWords) {
+    test::DriverRig rig("inf1.xlarge");
+    ASSERT_TRUE(rig.driver.modprobe().empty());
+    rig.driver.open(0);
+    const uint64_t channel_bytes = rig.spec.chip.memory.channel_bytes - rig.spec.chip.driver.memory_carveout_bytes;
+    const uint64_t a = rig.driver.mem_alloc(0, 1 << 20, 1, 2, driver::Lifespan::Process);
+    EXPECT_GE(rig.driver.chunk(a).address, rig.spec.chip.memory.channel_bytes);  // channel 1 sits above channel 0
+    EXPECT_EQ(rig.state.read_process(getpid())->device_memory_bytes.at(0), uint64_t(1) << 20);
+    const uint64_t big = rig.driver.mem_alloc(0, channel_bytes - (1 << 20), 1, 2, driver::Lifespan::Process);
+    try {
+        rig.driver.mem_alloc(0, 4096, 1, 2, driver::Lifespan::Process);
+        FAIL() << "allocation beyond the channel succeeded";
+    } catch (const driver::DriverError& e) {
+        EXPECT_EQ(e.error(), ENOMEM);
+        EXPECT_EQ(std::string(e.what()),
+                  fmt::format("neuron:mc_alloc: device mempool [1:0] total {} occupied {} needed 4096 available 0",
+                              channel_bytes, channel_bytes));
+    }
+    rig.driver.mem_free(big);
+    EXPECT_NO_THROW(rig.driver.mem_free(rig.driver.mem_alloc(0, 4096, 1, 2, driver::Lifespan::Process)));
+    // Closing the device frees the process's memory.
+    rig.driver.close(0);
+    EXPECT_THROW(rig.driver.chunk(a), driver::DriverError);
+    EXPECT_FALSE(rig.state.read_process(getpid()).has_value());
+}
+
+TEST(Memory, AllocatingWithoutOpeningTheDeviceIsRefused) {
+    test::DriverRig rig("inf2.xlarge");
+    ASSERT_TRUE(rig.driver.modprobe().empty());
+    try {
+        rig.driver.mem_alloc(0, 4096, 0, 0, driver::Lifespan::Process);
+        FAIL();
+    } catch (const driver::DriverError& e) {
+        EXPECT_EQ(e.error(), EACCES);
+    }
+}
+
+TEST(Dma, RingCopyHostToDeviceToHostKeepsTheData) {
+    test::DriverRig rig("inf2.xlarge");
+    ASSERT_TRUE(rig.driver.modprobe().empty());
+    rig.driver.open(0);
+    // More than one bounce buffer and not a multiple of the descriptor size.
+    const size_t size = 5 * 1024 * 1024 + 12345;
+    const auto data = pattern(size, 7);
+    const uint64_t handle = rig.driver.mem_alloc(0, size, 1, 1, driver::Lifespan::Process);
+    const uint64_t offset = 100;  // unaligned start inside the chunk
+    const double before = rig.driver.dma_seconds();
+    rig.driver.copy_to_device(handle, offset, data.data(), size - offset);
+
+    // Independent check: the bytes are in the device's memory channel where the chunk is.
+    const driver::MemChunk& chunk = rig.driver.chunk(handle);
+    std::vector<uint8_t> stored(size - offset);
+    auto& channel = rig.host.platform().devices()[0]->memory_channels()[1];
+    channel->storage().read(chunk.address + offset - rig.spec.chip.memory.channel_bytes, stored.data(), stored.size());
+    EXPECT_TRUE(std::equal(stored.begin(), stored.end(), data.begin()));
+
+    std::vector<uint8_t> back(size - offset);
+    rig.driver.copy_from_device(handle, offset, back.data(), back.size());
+    EXPECT_TRUE(std::equal(back.begin(), back.end(), data.begin()));
+    // It took at least the PCIe time of both directions, in simulated time.
+    EXPECT_GT(rig.driver.dma_seconds() - before, 2.0 * double(size - offset) / rig.spec.chip.pcie.bytes_per_s);
+    EXPECT_GT(rig.host.platform().devices()[0]->udma()->pairs_completed(), 2 * (size / 65536));
+    EXPECT_EQ(rig.host.platform().devices()[0]->udma()->pairs_failed(), 0u);
+}
+
+TEST(Dma, FailedWaitReportsTheDriversTimeoutAndTheNextCopyWorks) {
+    test::DriverRig rig("trn1.2xlarge");
+    ASSERT_TRUE(rig.driver.modprobe().empty());
+    rig.driver.open(0);
+    const auto data = pattern(4096, 3);
+    const uint64_t handle = rig.driver.mem_alloc(0, data.size(), 0, 0, driver::Lifespan::Process);
+    rig.driver.faults().set(driver::Fault::FailDmaWait, 1);
+    try {
+        rig.driver.copy_to_device(handle, 0, data.data(), data.size());
+        FAIL() << "copy with fail_dma_wait armed succeeded";
+    } catch (const driver::DriverError& e) {
+        EXPECT_EQ(e.error(), ETIMEDOUT);
+        EXPECT_EQ(std::string(e.what()), "DMA completion timeout on nd00 for eng 15 q0 desc count 2");
+    }
+    rig.driver.copy_to_device(handle, 0, data.data(), data.size());
+    std::vector<uint8_t> back(data.size());
+    rig.driver.copy_from_device(handle, 0, back.data(), back.size());
+    EXPECT_EQ(back, data);
+}
+
+TEST(Memory, FailMcAllocMakesTheNextAllocationFailOnce) {
+    test::DriverRig rig("inf2.xlarge");
+    ASSERT_TRUE(rig.driver.modprobe().empty());
+    rig.driver.open(0);
+    rig.driver.faults().set(driver::Fault::FailMcAlloc, 1);
+    try {
+        rig.driver.mem_alloc(0, 4096, 0, 0, driver::Lifespan::Process);
+        FAIL();
+    } catch (const driver::DriverError& e) {
+        EXPECT_EQ(e.error(), ENOMEM);
+        EXPECT_NE(std::string(e.what()).find("neuron:mc_alloc: device mempool [0:0]"), std::string::npos);
+    }
+    EXPECT_NO_THROW(rig.driver.mem_alloc(0, 4096, 0, 0, driver::Lifespan::Process));
+}
+
+}  // namespace
+}  // namespace nsim
