@@ -1,0 +1,397 @@
+#include "device/bert_program.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "builder/program_builder.h"
+#include "device/attention_kernel.h"
+#include "device/embedding_kernel.h"
+#include "device/kernel_context.h"
+#include "device/layer_norm_kernel.h"
+#include "device/linear_kernels.h"
+#include "device/model_tensors.h"
+
+namespace nsim::kernels::device {
+namespace {
+
+using builder::DmaChannel;
+using builder::ProgramBuilder;
+
+// DMA queue classes (one queue per DMA engine in each class); the weight ring's slots take the
+// classes from kWeightClasses on, one each, so each slot's loads overlap the others' descriptor
+// overheads.
+enum QueueClass : uint32_t {
+    kInputClass = 0,
+    kColumnClass = 1,
+    kNorm1Class = 2,
+    kNorm2Class = 3,
+    kOutputClass = 4,
+    kPipelineClass = 5,
+    kWeightClasses = 6,
+};
+// Weight slots: enough blocks in flight to cover the DMA fixed cost with transfers (hardware.md 3.1:
+// ~1.3 us per DMA, >= 4 KiB per partition to saturate); more only costs SBUF.
+constexpr uint32_t kWeightSlots = 6;
+
+uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+struct IoTensors {
+    uint32_t input_ids = 0, token_types = 0, attention_mask = 0, embeddings = 0, logits = 0, encoder_output = 0;
+};
+
+// One core's part of the program: which layers, which rows of the inputs.
+struct CoreRole {
+    uint32_t core = 0;
+    uint32_t first_layer = 0, end_layer = 0;
+    bool first_stage = true, last_stage = true;
+    uint32_t first_row = 0;  // first sequence of the inputs this core reads and of the outputs it writes
+};
+
+class CoreProgram {
+public:
+    CoreProgram(ProgramBuilder& program, const BertProgramOptions& options, const ModelTensors& model,
+                const IoTensors& io, const CoreRole& role)
+        : core_(program.core(role.core)),
+          options_(options),
+          model_(model),
+          io_(io),
+          role_(role),
+          dtypes_(dtypes_for(options.precision)),
+          hidden_(uint32_t(options.config.hidden_size)),
+          tokens_(options.batch * options.seq),
+          tile_rows_(partition_tile_rows(program.spec())) {}
+
+    void build() {
+        allocate();
+        const uint32_t l0 = role_.first_layer;
+        if (l0 < role_.end_layer) {
+            load_columns(model_.layers[l0].columns, columns_[l0 % 2], model_.column_count);
+            load_norm(model_.layers[l0].norm1_rows, norm1_);
+        }
+        AttentionShape shape = attention_shape();
+        build_attention_mask(*ctx_, shape, io_.attention_mask, role_.first_row, *inputs_,
+                             model_.device_embedding ? embedding_->staging : mask_staging_, attention_);
+        if (role_.first_stage) {
+            embed();
+        } else {
+            receive();
+        }
+        for (uint32_t l = l0; l < role_.end_layer; ++l) layer(l);
+        if (role_.last_stage) {
+            head();
+        } else {
+            send();
+        }
+    }
+
+private:
+    struct NormRows {
+        Buffer gamma, beta;
+    };
+
+    void allocate() {
+        const uint32_t inter = uint32_t(options_.config.intermediate_size);
+        inputs_ = &core_.dma_channel("inputs", kInputClass);
+        columns_channel_ = &core_.dma_channel("parameters", kColumnClass);
+        norm1_channel_ = &core_.dma_channel("norm1_rows", kNorm1Class);
+        norm2_channel_ = &core_.dma_channel("norm2_rows", kNorm2Class);
+        outputs_ = &core_.dma_channel("outputs", kOutputClass);
+        if (!(role_.first_stage && role_.last_stage)) pipeline_ = &core_.dma_channel("pipeline", kPipelineClass, 1);
+        const uint32_t slots = std::min(kWeightSlots, core_.spec().dma_queues_per_engine - kWeightClasses);
+        const uint32_t slot_columns = std::max(core_.spec().tensor.max_moving_free, core_.spec().tensor.max_stationary_free);
+        ring_ = std::make_unique<WeightRing>(core_, slots, slot_columns, dtypes_.matmul, kWeightClasses);
+        psum_ = std::make_unique<PsumRing>(core_, 0, core_.psum_banks());
+        ctx_ = std::make_unique<KernelContext>(KernelContext{core_, *ring_, *psum_, dtypes_});
+
+        resid_ = allocate_tiles(core_, tokens_, hidden_, dtypes_.activation, "residual");
+        feature_ = allocate_tiles(core_, hidden_, tokens_, dtypes_.matmul, "hidden^T");
+        // Q^T, K^T, context^T and V live only between a layer's projections and its output
+        // projection; the FFN's intermediate activations only after that: they share one region.
+        const uint64_t h_bytes = tile_set_bytes(core_, hidden_, tokens_, dtypes_.matmul);
+        const uint64_t attention_bytes = 3 * h_bytes + tile_set_bytes(core_, tokens_, hidden_, dtypes_.matmul);
+        const uint64_t ffn_bytes = tile_set_bytes(core_, inter, tokens_, dtypes_.matmul);
+        const Buffer region = core_.sbuf_region(std::max(attention_bytes, ffn_bytes), "attention / FFN activations");
+        ffn_ = alias_tiles(core_, region, 0, inter, tokens_, dtypes_.matmul);
+        q_ = alias_tiles(core_, region, 0, hidden_, tokens_, dtypes_.matmul);
+        k_ = alias_tiles(core_, region, h_bytes, hidden_, tokens_, dtypes_.matmul);
+        context_ = alias_tiles(core_, region, 2 * h_bytes, hidden_, tokens_, dtypes_.matmul);
+        v_ = alias_tiles(core_, region, 3 * h_bytes, tokens_, hidden_, dtypes_.matmul);
+
+        for (Buffer& b : columns_) b = core_.sbuf(uint64_t(model_.column_count) * 4, "layer parameter columns");
+        const uint64_t row_bytes = uint64_t(hidden_) * isa::size_in_bytes(dtypes_.activation);
+        norm1_ = {core_.sbuf(row_bytes, "norm1 gamma"), core_.sbuf(row_bytes, "norm1 beta+")};
+        norm2_ = {core_.sbuf(row_bytes, "norm2 gamma"), core_.sbuf(row_bytes, "norm2 beta+")};
+        layer_norm_ = allocate_layer_norm_scratch(core_, hidden_, dtypes_);
+        attention_ = allocate_attention_scratch(core_, attention_shape(), dtypes_);
+        if (model_.device_embedding && role_.first_stage) {
+            embedding_ = allocate_embedding_scratch(core_, tokens_, model_.tables.vocabulary_blocks, dtypes_);
+            embedding_columns_ = core_.sbuf(uint64_t(2) * ceil_div(hidden_, tile_rows_) * 4, "embedding columns");
+        } else if (model_.device_embedding) {
+            embedding_ = EmbeddingScratch{};
+            embedding_->staging = core_.sbuf(uint64_t(tokens_) * 4, "int32 staging");
+        } else {
+            mask_staging_ = core_.sbuf(uint64_t(tokens_) * 4, "int32 staging");
+        }
+        if (role_.last_stage) {
+            head_columns_ = core_.sbuf(uint64_t(ceil_div(hidden_, tile_rows_) + 1) * 4, "head columns");
+            pooled_ = allocate_tiles(core_, hidden_, options_.batch, dtypes_.matmul, "pooled^T");
+            logits_ = allocate_tiles(core_, uint32_t(options_.config.num_labels), options_.batch, isa::DType::Fp32,
+                                     "logits^T");
+        }
+    }
+
+    AttentionShape attention_shape() const {
+        return {options_.batch, options_.seq, uint32_t(options_.config.num_attention_heads),
+                uint32_t(options_.config.head_size())};
+    }
+
+    ColumnParams columns(uint32_t layer, uint32_t first) const { return ColumnParams{columns_[layer % 2], first}; }
+
+    void load_columns(uint32_t tensor, const Buffer& dst, uint32_t count) {
+        const View d = builder::tile(dst, isa::DType::Fp32, 0, tile_rows_, 0, count);
+        const View s = builder::dram(builder::dram_rows(tensor, isa::DType::Fp32, count, 0, tile_rows_, 0, count));
+        core_.dma(*columns_channel_, CoreBuilder::split_rows(d, s, uint32_t(columns_channel_->queues().size())));
+    }
+
+    // Rows 0 (gamma) and 1 (beta+) of a [2, hidden] tensor, broadcast over every partition.
+    void load_norm(uint32_t tensor, const NormRows& dst, bool gamma = true) {
+        DmaChannel& channel = dst.gamma.id == norm1_.gamma.id ? *norm1_channel_ : *norm2_channel_;
+        std::vector<builder::DmaPiece> pieces;
+        const uint32_t partitions = ctx_->partitions();
+        for (uint32_t row = gamma ? 0 : 1; row < 2; ++row) {
+            const View d = builder::tile(row == 0 ? dst.gamma : dst.beta, dtypes_.activation, 0, partitions, 0, hidden_);
+            const View s = builder::dram(
+                builder::dram_rows(tensor, dtypes_.activation, hidden_, row, partitions, 0, hidden_, 0));
+            for (const auto& p : CoreBuilder::split_rows(d, s, uint32_t(channel.queues().size()))) pieces.push_back(p);
+        }
+        core_.dma(channel, pieces);
+    }
+
+    void embed() {
+        const uint32_t hidden_tiles = ceil_div(hidden_, tile_rows_);
+        LayerNormParams p;
+        p.eps = float(options_.config.layer_norm_eps);
+        p.beta_plus_row = norm2_.beta;
+        if (model_.device_embedding) {
+            load_norm(model_.embedding_rows, norm2_);
+            load_columns(model_.embedding_columns, embedding_columns_, 2 * hidden_tiles);
+            device_embedding(*ctx_, model_.tables, io_.input_ids, io_.token_types, role_.first_row, options_.batch,
+                             options_.seq, *inputs_, *embedding_, resid_);
+            p.gamma_row = norm2_.gamma;
+            p.gamma_column = ColumnParams{embedding_columns_, 0};
+            p.beta_column = ColumnParams{embedding_columns_, hidden_tiles};
+        } else {
+            load_norm(model_.embedding_rows, norm2_, false);
+            load_host_embeddings(*ctx_, io_.embeddings, role_.first_row * options_.seq, *inputs_, resid_);
+            p.normalize = false;
+        }
+        layer_norm(*ctx_, resid_, feature_, layer_norm_, p);
+        if (role_.first_layer < role_.end_layer) load_norm(model_.layers[role_.first_layer].norm2_rows, norm2_);
+    }
+
+    void layer(uint32_t l) {
+        const LayerTensors& t = model_.layers[l];
+        const LayerColumns c = layer_columns(ceil_div(hidden_, tile_rows_), ceil_div(uint32_t(options_.config.intermediate_size), tile_rows_));
+        if (l + 1 < role_.end_layer) load_columns(model_.layers[l + 1].columns, columns_[(l + 1) % 2], model_.column_count);
+        if (l == role_.first_layer && !role_.first_stage) load_norm(t.norm2_rows, norm2_);
+
+        feature_major_linear(*ctx_, feature_, t.query, columns(l, c.query_bias), isa::ActivationFunction::Identity, q_);
+        feature_major_linear(*ctx_, feature_, t.key, columns(l, c.key_bias), isa::ActivationFunction::Identity, k_);
+        token_major_linear(*ctx_, feature_, t.value, v_, TokenEpilogue::Store);
+        self_attention(*ctx_, attention_shape(), q_, k_, v_, columns(l, c.value_bias), context_, attention_);
+        token_major_linear(*ctx_, context_, t.attention_output, resid_, TokenEpilogue::AddInto);
+        LayerNormParams n1;
+        n1.eps = float(options_.config.layer_norm_eps);
+        n1.gamma_row = norm1_.gamma;
+        n1.beta_plus_row = norm1_.beta;
+        n1.gamma_column = columns(l, c.gamma1);
+        n1.beta_column = columns(l, c.beta1);
+        layer_norm(*ctx_, resid_, feature_, layer_norm_, n1);
+        if (l + 1 < role_.end_layer) load_norm(model_.layers[l + 1].norm1_rows, norm1_);
+
+        const isa::ActivationFunction act = options_.config.hidden_act == HiddenActivation::GeluTanh
+                                                ? isa::ActivationFunction::GeluTanh
+                                                : options_.config.hidden_act == HiddenActivation::Relu
+                                                      ? isa::ActivationFunction::Relu
+                                                      : isa::ActivationFunction::Gelu;
+        feature_major_linear(*ctx_, feature_, t.intermediate, columns(l, c.intermediate_bias), act, ffn_);
+        token_major_linear(*ctx_, ffn_, t.output, resid_, TokenEpilogue::AddInto);
+        LayerNormParams n2 = n1;
+        n2.gamma_row = norm2_.gamma;
+        n2.beta_plus_row = norm2_.beta;
+        n2.gamma_column = columns(l, c.gamma2);
+        n2.beta_column = columns(l, c.beta2);
+        layer_norm(*ctx_, resid_, feature_, layer_norm_, n2);
+        if (l + 1 < role_.end_layer) load_norm(model_.layers[l + 1].norm2_rows, norm2_);
+    }
+
+    void head() {
+        const uint32_t hidden_tiles = ceil_div(hidden_, tile_rows_);
+        load_columns(model_.head_columns, head_columns_, hidden_tiles + 1);
+        feature_major_linear(*ctx_, feature_, model_.pooler, ColumnParams{head_columns_, 0}, isa::ActivationFunction::Tanh,
+                             pooled_, Range{0, options_.batch}, options_.seq);
+        feature_major_linear(*ctx_, pooled_, model_.classifier, ColumnParams{head_columns_, hidden_tiles},
+                             isa::ActivationFunction::Identity, logits_);
+        const uint32_t labels = uint32_t(options_.config.num_labels);
+        isa::AccessPattern out;
+        out.space = isa::MemorySpace::Dram;
+        out.dtype = isa::DType::Fp32;
+        out.tensor = io_.logits;
+        out.partition_count = labels;
+        out.partition_stride = 1;
+        out.offset = uint64_t(role_.first_row) * labels * 4;
+        out.dim_count = 1;
+        out.dims[0] = {int32_t(labels), options_.batch};
+        core_.dma(*outputs_, CoreBuilder::split_rows(builder::dram(out), logits_.view(0, 0, options_.batch), 1));
+        std::vector<builder::DmaPiece> pieces;
+        for (uint32_t j = 0; j < resid_.tiles.size(); ++j) {
+            const uint32_t rows = resid_.rows_of(j);
+            const View dst = builder::dram(builder::dram_rows(io_.encoder_output, isa::DType::Fp32, hidden_,
+                                                              uint64_t(role_.first_row) * options_.seq + j * tile_rows_,
+                                                              rows, 0, hidden_));
+            for (const auto& p : CoreBuilder::split_rows(dst, resid_.view(j, 0, hidden_),
+                                                         uint32_t(outputs_->queues().size())))
+                pieces.push_back(p);
+        }
+        core_.dma(*outputs_, pieces);
+    }
+
+    // Pipeline: the residual stream in both layouts goes to the next core; tags number the transfers.
+    void send() {
+        uint32_t tag = 0;
+        for (uint32_t j = 0; j < resid_.tiles.size(); ++j) core_.send(*pipeline_, resid_.view(j, 0, hidden_), role_.core + 1, tag++);
+        for (uint32_t i = 0; i < feature_.tiles.size(); ++i)
+            core_.send(*pipeline_, feature_.view(i, 0, tokens_), role_.core + 1, tag++);
+    }
+
+    void receive() {
+        uint32_t tag = 0;
+        for (uint32_t j = 0; j < resid_.tiles.size(); ++j) core_.recv(*pipeline_, resid_.view(j, 0, hidden_), role_.core - 1, tag++);
+        for (uint32_t i = 0; i < feature_.tiles.size(); ++i)
+            core_.recv(*pipeline_, feature_.view(i, 0, tokens_), role_.core - 1, tag++);
+    }
+
+    CoreBuilder& core_;
+    const BertProgramOptions& options_;
+    const ModelTensors& model_;
+    const IoTensors& io_;
+    CoreRole role_;
+    DtypePlan dtypes_;
+    uint32_t hidden_, tokens_, tile_rows_;
+
+    DmaChannel *inputs_ = nullptr, *columns_channel_ = nullptr, *norm1_channel_ = nullptr, *norm2_channel_ = nullptr,
+               *outputs_ = nullptr, *pipeline_ = nullptr;
+    std::unique_ptr<WeightRing> ring_;
+    std::unique_ptr<PsumRing> psum_;
+    std::unique_ptr<KernelContext> ctx_;
+    TileSet resid_, feature_, ffn_, q_, k_, context_, v_, pooled_, logits_;
+    Buffer columns_[2], head_columns_, embedding_columns_, mask_staging_;
+    NormRows norm1_, norm2_;
+    LayerNormScratch layer_norm_;
+    AttentionScratch attention_;
+    std::optional<EmbeddingScratch> embedding_;
+};
+
+void check_options(const config::NeuronCoreSpec& spec, const BertProgramOptions& o) {
+    const BertConfig& c = o.config;
+    const uint32_t tile_rows = partition_tile_rows(spec);
+    if (o.seq == 0 || o.batch == 0 || o.cores == 0) throw BuildError("seq, batch and cores must be at least 1");
+    if (o.seq > uint64_t(c.max_position_embeddings))
+        throw BuildError("seq " + std::to_string(o.seq) + " exceeds the model's max_position_embeddings " +
+                         std::to_string(c.max_position_embeddings));
+    const uint32_t widest = std::min(spec.tensor.max_moving_free, uint32_t(spec.psum.bytes_per_partition / spec.psum.banks / 4));
+    if (o.seq > widest)
+        throw BuildError("seq " + std::to_string(o.seq) + " exceeds the " + std::to_string(widest) +
+                         " keys one attention matmul of " + spec.name + " takes");
+    const int64_t hs = c.head_size();
+    if (hs <= 0 || c.hidden_size % c.num_attention_heads != 0 || tile_rows % hs != 0)
+        throw BuildError("head size " + std::to_string(hs) + " (hidden_size / num_attention_heads) must divide " +
+                         std::to_string(tile_rows) + ", the partition tile of " + spec.name);
+    if (c.num_labels > int64_t(tile_rows))
+        throw BuildError("num_labels " + std::to_string(c.num_labels) + " exceeds " + std::to_string(tile_rows));
+    if (o.parallel == Parallelism::Pipeline && o.cores > uint64_t(c.num_hidden_layers))
+        throw BuildError("pipeline over " + std::to_string(o.cores) + " cores needs at least as many layers, the model has " +
+                         std::to_string(c.num_hidden_layers));
+}
+
+}  // namespace
+
+uint32_t total_sequences(const BertProgramOptions& options) {
+    return options.parallel == Parallelism::Data ? options.batch * options.cores : options.batch;
+}
+
+isa::Container build_bert_program(const config::NeuronCoreSpec& spec, const BertProgramOptions& options,
+                                  const BertWeights* weights) {
+    check_options(spec, options);
+    const BertConfig& config = options.config;
+    const DtypePlan dtypes = dtypes_for(options.precision);
+    const bool device_embedding = options.embedding == EmbeddingPlacement::Device;
+    if (weights && device_embedding && !weights->embeddings)
+        throw BuildError("--embedding device needs embedding tables, the weights have none");
+    ProgramBuilder program(spec, options.cores);
+    const uint32_t rows = total_sequences(options), seq = options.seq, hidden = uint32_t(config.hidden_size);
+
+    IoTensors io;
+    std::string inputs;
+    if (device_embedding) {
+        io.input_ids = program.add_tensor(kInputIds, isa::TensorRole::Input, isa::DType::Int32, {rows, seq});
+        io.token_types = program.add_tensor(kTokenTypeIds, isa::TensorRole::Input, isa::DType::Int32, {rows, seq});
+        inputs = std::string(kInputIds) + "," + kTokenTypeIds + "," + kAttentionMask;
+    } else {
+        io.embeddings = program.add_tensor(kEmbeddings, isa::TensorRole::Input, isa::DType::Fp32, {uint64_t(rows) * seq, hidden});
+        inputs = std::string(kEmbeddings) + "," + kAttentionMask;
+    }
+    io.attention_mask = program.add_tensor(kAttentionMask, isa::TensorRole::Input, isa::DType::Int32, {rows, seq});
+    io.logits = program.add_tensor(kLogits, isa::TensorRole::Output, isa::DType::Fp32, {rows, uint64_t(config.num_labels)});
+    io.encoder_output =
+        program.add_tensor(kEncoderOutput, isa::TensorRole::Output, isa::DType::Fp32, {uint64_t(rows) * seq, hidden});
+    const ModelTensors model = add_model_tensors(program, config, dtypes, device_embedding, weights);
+
+    if (options.device_memory_bytes && program.device_bytes() > options.device_memory_bytes)
+        throw BuildError(options.model_name + " with batch " + std::to_string(options.batch) + " and seq " +
+                         std::to_string(seq) + " needs " + std::to_string(program.device_bytes()) +
+                         " bytes of device memory, the device region holds " + std::to_string(options.device_memory_bytes));
+
+    const uint32_t layers = uint32_t(config.num_hidden_layers);
+    for (uint32_t c = 0; c < options.cores; ++c) {
+        CoreRole role;
+        role.core = c;
+        if (options.parallel == Parallelism::Data) {
+            role.end_layer = layers;
+            role.first_row = c * options.batch;
+        } else {
+            role.first_layer = layers * c / options.cores;
+            role.end_layer = layers * (c + 1) / options.cores;
+            role.first_stage = c == 0;
+            role.last_stage = c + 1 == options.cores;
+        }
+        try {
+            CoreProgram(program, options, model, io, role).build();
+        } catch (const std::length_error& e) {
+            throw BuildError(options.model_name + " with batch " + std::to_string(options.batch) + " and seq " +
+                             std::to_string(seq) + " does not fit one " + spec.name + ": " + e.what());
+        }
+    }
+
+    program.set_metadata("model", options.model_name);
+    program.set_metadata("batch", std::to_string(options.batch));
+    program.set_metadata("seq_len", std::to_string(seq));
+    program.set_metadata("dtype", std::string(name_of(options.precision)));
+    program.set_metadata("embedding", device_embedding ? "device" : "host");
+    program.set_metadata("parallel", options.parallel == Parallelism::Data ? "data" : "pipeline");
+    program.set_metadata("cores", std::to_string(options.cores));
+    program.set_metadata("sequences_per_execution", std::to_string(rows));
+    program.set_metadata("layers", std::to_string(layers));
+    program.set_metadata("hidden_size", std::to_string(hidden));
+    program.set_metadata("num_labels", std::to_string(config.num_labels));
+    std::string labels;
+    for (const std::string& l : config.label_names) labels += (labels.empty() ? "" : ",") + l;
+    if (!labels.empty()) program.set_metadata("labels", labels);
+    program.set_metadata("inputs", inputs);
+    program.set_metadata("outputs", std::string(kLogits) + "," + kEncoderOutput);
+    program.set_metadata("weights", weights ? "included" : "none (timing only)");
+    return program.finish();
+}
+
+}  // namespace nsim::kernels::device

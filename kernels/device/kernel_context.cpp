@@ -1,0 +1,101 @@
+#include "device/kernel_context.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace nsim::kernels::device {
+namespace {
+
+uint32_t tile_rows_of(const CoreBuilder& core) { return partition_tile_rows(core.spec()); }
+
+}  // namespace
+
+uint32_t partition_tile_rows(const config::NeuronCoreSpec& spec) {
+    return std::min({spec.sbuf.partitions, spec.tensor.max_contraction, spec.tensor.max_stationary_free});
+}
+
+std::vector<Range> split(uint32_t n, uint32_t tile) {
+    std::vector<Range> out;
+    for (uint32_t b = 0; b < n; b += tile) out.push_back({b, std::min(tile, n - b)});
+    return out;
+}
+
+uint32_t TileSet::rows_of(uint32_t tile) const { return std::min(tile_rows, rows - tile * tile_rows); }
+
+View TileSet::view(uint32_t tile, uint32_t c0, uint32_t count) const {
+    return builder::tile(tiles.at(tile), dtype, 0, rows_of(tile), c0, count);
+}
+
+View TileSet::view(uint32_t tile, uint32_t p0, uint32_t np, uint32_t c0, uint32_t count) const {
+    return builder::tile(tiles.at(tile), dtype, p0, np, c0, count);
+}
+
+uint64_t tile_set_bytes(const CoreBuilder& core, uint32_t rows, uint32_t columns, isa::DType dtype) {
+    const uint32_t tr = tile_rows_of(core);
+    return uint64_t((rows + tr - 1) / tr) * columns * isa::size_in_bytes(dtype);
+}
+
+TileSet allocate_tiles(CoreBuilder& core, uint32_t rows, uint32_t columns, isa::DType dtype, const std::string& what) {
+    TileSet t;
+    t.rows = rows;
+    t.columns = columns;
+    t.tile_rows = tile_rows_of(core);
+    t.dtype = dtype;
+    for (uint32_t r = 0, i = 0; r < rows; r += t.tile_rows, ++i)
+        t.tiles.push_back(core.sbuf(uint64_t(columns) * isa::size_in_bytes(dtype), what + "[" + std::to_string(i) + "]"));
+    return t;
+}
+
+TileSet alias_tiles(CoreBuilder& core, const Buffer& region, uint64_t offset, uint32_t rows, uint32_t columns,
+                    isa::DType dtype) {
+    TileSet t;
+    t.rows = rows;
+    t.columns = columns;
+    t.tile_rows = tile_rows_of(core);
+    t.dtype = dtype;
+    const uint64_t bytes = uint64_t(columns) * isa::size_in_bytes(dtype);
+    for (uint32_t r = 0; r < rows; r += t.tile_rows, offset += bytes) t.tiles.push_back(core.sbuf_alias(region, offset, bytes));
+    return t;
+}
+
+View ColumnParams::column(uint32_t tile, uint32_t rows) const {
+    return builder::tile(buffer, isa::DType::Fp32, 0, rows, first + tile, 1);
+}
+
+WeightRing::WeightRing(CoreBuilder& core, uint32_t slots, uint32_t slot_columns, isa::DType dtype,
+                       uint32_t first_queue_class)
+    : core_(core), slot_columns_(slot_columns), dtype_(dtype) {
+    for (uint32_t s = 0; s < slots; ++s) {
+        slots_.push_back(core.sbuf(uint64_t(slot_columns) * isa::size_in_bytes(dtype), "weight slot " + std::to_string(s)));
+        channels_.push_back(&core.dma_channel("weights" + std::to_string(s), first_queue_class + s));
+    }
+}
+
+View WeightRing::load(const DramMatrix& matrix, Range rows, uint32_t column, uint32_t columns) {
+    if (columns > slot_columns_ || rows.size > core_.spec().sbuf.partitions)
+        throw std::logic_error("a weight block larger than a weight slot");
+    const uint32_t s = next_++ % uint32_t(slots_.size());
+    const View dst = builder::tile(slots_[s], dtype_, 0, rows.size, 0, columns);
+    const View src = builder::dram(
+        builder::dram_rows(matrix.tensor, matrix.dtype, matrix.columns, rows.begin, rows.size, column, columns));
+    core_.dma(*channels_[s], CoreBuilder::split_rows(dst, src, uint32_t(channels_[s]->queues().size())));
+    return dst;
+}
+
+PsumRing::PsumRing(CoreBuilder& core, uint32_t first_bank, uint32_t banks) : first_(first_bank), banks_(banks) {
+    if (banks == 0 || first_bank + banks > core.psum_banks()) throw std::logic_error("PSUM ring outside the banks");
+}
+
+uint32_t PsumRing::next_bank() { return first_ + next_++ % banks_; }
+
+View psum_tile(CoreBuilder& core, uint32_t bank, uint32_t rows, uint32_t first_element, uint32_t elements,
+               uint32_t p0) {
+    const uint32_t granule = uint32_t(core.psum_bank_bytes() / 4 / CoreBuilder::kPsumGranules);
+    const uint32_t g0 = first_element / granule;
+    const uint32_t g1 = (first_element + elements + granule - 1) / granule;
+    const Buffer b = core.psum(bank, g0, g1 - g0);
+    return builder::tile(b, isa::DType::Fp32, p0, rows, first_element - g0 * granule, elements);
+}
+
+}  // namespace nsim::kernels::device

@@ -1,0 +1,116 @@
+// What every hand-scheduled kernel of the BERT program shares on one core: the instruction writer,
+// the ring of SBUF slots weights stream through, the ring of PSUM banks, the data types, the tile
+// limits of the generation (from configs/), and the on-chip tensors they pass to each other.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "builder/core_builder.h"
+#include "device/precision.h"
+
+namespace nsim::kernels::device {
+
+using builder::Buffer;
+using builder::CoreBuilder;
+using builder::View;
+
+struct Range {
+    uint32_t begin = 0, size = 0;
+    uint32_t end() const { return begin + size; }
+};
+// Rows of a partition tile: the partitions every engine and a matmul's operands share
+// (min of SBUF partitions, max_contraction, max_stationary_free of the generation).
+uint32_t partition_tile_rows(const config::NeuronCoreSpec& spec);
+
+// [0, n) cut into consecutive ranges of at most `tile`.
+std::vector<Range> split(uint32_t n, uint32_t tile);
+
+// A 2-D on-chip tensor [rows, columns] cut along its rows into partition tiles: tile i holds rows
+// [i * tile_rows, ...) on partitions 0.. and all columns. Feature-major activations (features on
+// partitions, tokens along the free axis: what a matmul contracts over) and token-major ones
+// (tokens on partitions: what layernorm and softmax reduce along) are both TileSets.
+struct TileSet {
+    std::vector<Buffer> tiles;
+    uint32_t rows = 0, columns = 0, tile_rows = 0;
+    isa::DType dtype = isa::DType::Fp32;
+
+    uint32_t rows_of(uint32_t tile) const;
+    // Rows of tile `tile` (all, or [p0, p0 + np)) x columns [c0, c0 + count).
+    View view(uint32_t tile, uint32_t c0, uint32_t count) const;
+    View view(uint32_t tile, uint32_t p0, uint32_t np, uint32_t c0, uint32_t count) const;
+};
+TileSet allocate_tiles(CoreBuilder& core, uint32_t rows, uint32_t columns, isa::DType dtype, const std::string& what);
+// A TileSet whose tiles are aliases inside `region` from byte `offset` on (tiles back to back).
+TileSet alias_tiles(CoreBuilder& core, const Buffer& region, uint64_t offset, uint32_t rows, uint32_t columns,
+                    isa::DType dtype);
+uint64_t tile_set_bytes(const CoreBuilder& core, uint32_t rows, uint32_t columns, isa::DType dtype);
+
+// Per-partition fp32 parameters loaded as columns: column `first + i` holds, for tile i of a
+// feature-major tensor, the parameter of feature i * tile_rows + p on partition p.
+struct ColumnParams {
+    Buffer buffer;
+    uint32_t first = 0;
+    View column(uint32_t tile, uint32_t rows) const;
+};
+
+// A row-major matrix in device memory (weights are stored transposed, [in, out]).
+struct DramMatrix {
+    uint32_t tensor = 0;
+    uint32_t rows = 0, columns = 0;
+    isa::DType dtype = isa::DType::Fp32;
+};
+
+// SBUF slots the weight blocks stream through, each loaded by its own DMA channel split over every
+// DMA engine; a slot is reloaded once every matmul that read it has finished.
+class WeightRing {
+public:
+    WeightRing(CoreBuilder& core, uint32_t slots, uint32_t slot_columns, isa::DType dtype, uint32_t first_queue_class);
+    uint32_t slot_columns() const { return slot_columns_; }
+    // rows x [column, column + columns) of `matrix` into the next slot; the view of it.
+    View load(const DramMatrix& matrix, Range rows, uint32_t column, uint32_t columns);
+
+private:
+    CoreBuilder& core_;
+    std::vector<Buffer> slots_;
+    std::vector<builder::DmaChannel*> channels_;
+    uint32_t slot_columns_;
+    isa::DType dtype_;
+    uint32_t next_ = 0;
+};
+
+// PSUM banks handed out round robin; a bank is written again only after its readers finished
+// (the builder's tracking makes the tensor engine wait).
+class PsumRing {
+public:
+    PsumRing(CoreBuilder& core, uint32_t first_bank, uint32_t banks);
+    uint32_t banks() const { return banks_; }
+    uint32_t next_bank();
+
+private:
+    uint32_t first_, banks_, next_ = 0;
+};
+
+// A [rows, elements] fp32 region of PSUM bank `bank`, `elements` columns starting at column
+// `first_element`, whole granules.
+View psum_tile(CoreBuilder& core, uint32_t bank, uint32_t rows, uint32_t first_element, uint32_t elements,
+               uint32_t p0 = 0);
+
+struct KernelContext {
+    CoreBuilder& core;
+    WeightRing& weights;
+    PsumRing& psum;
+    DtypePlan dtypes;
+
+    uint32_t partitions() const { return core.spec().sbuf.partitions; }
+    uint32_t max_contraction() const { return core.spec().tensor.max_contraction; }
+    uint32_t max_stationary() const { return core.spec().tensor.max_stationary_free; }
+    uint32_t max_moving() const { return core.spec().tensor.max_moving_free; }
+    uint32_t bank_fp32_elements() const { return uint32_t(core.psum_bank_bytes() / 4); }
+    uint32_t granule_fp32_elements() const { return bank_fp32_elements() / CoreBuilder::kPsumGranules; }
+    // The engine for SBUF-only element-wise work that need not be on the vector engine: GpSimd where
+    // the core has one (NC-v2 and later), else the vector engine.
+    isa::Engine side_engine() const { return core.has_engine(isa::Engine::Pool) ? isa::Engine::Pool : isa::Engine::Dve; }
+};
+
+}  // namespace nsim::kernels::device

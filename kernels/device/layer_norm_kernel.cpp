@@ -1,0 +1,95 @@
+#include "device/layer_norm_kernel.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace nsim::kernels::device {
+namespace {
+
+constexpr uint32_t kRing = 2;
+// bn_stats statistics groups: one per this many features (NKI's bn_stats takes at most 512 per call).
+constexpr uint32_t kStatsGroupFeatures = 512;
+
+uint32_t stats_groups(uint32_t hidden) { return (hidden + kStatsGroupFeatures - 1) / kStatsGroupFeatures; }
+
+}  // namespace
+
+LayerNormScratch allocate_layer_norm_scratch(CoreBuilder& core, uint32_t hidden, const DtypePlan& dtypes) {
+    LayerNormScratch s;
+    for (uint32_t i = 0; i < kRing; ++i) {
+        s.normalized.push_back(core.sbuf(uint64_t(hidden) * isa::size_in_bytes(dtypes.activation), "layernorm x_hat"));
+        if (dtypes.matmul != dtypes.activation)
+            s.normalized_matmul.push_back(
+                core.sbuf(uint64_t(hidden) * isa::size_in_bytes(dtypes.matmul), "layernorm x_hat (matmul dtype)"));
+        // 3 per group (count, mean, m2), then mean, variance, rstd.
+        s.statistics.push_back(core.sbuf((3 * stats_groups(hidden) + 3) * 4, "layernorm statistics"));
+    }
+    return s;
+}
+
+void layer_norm(KernelContext& ctx, TileSet& resid, TileSet& feature_major, LayerNormScratch& scratch,
+                const LayerNormParams& params) {
+    CoreBuilder& core = ctx.core;
+    const uint32_t hidden = resid.columns;
+    if (feature_major.rows != hidden || feature_major.columns != resid.rows)
+        throw std::logic_error("layer_norm: feature-major shape");
+    const isa::DType act = resid.dtype, mm = feature_major.dtype;
+    const uint32_t groups = stats_groups(hidden);
+    const std::vector<Range> feature_tiles = split(hidden, feature_major.tile_rows);
+    const uint32_t per_bank = std::min<uint32_t>(CoreBuilder::kPsumGranules,
+                                                 CoreBuilder::kPsumGranules * ctx.granule_fp32_elements() / resid.tile_rows);
+    const isa::Engine side = ctx.side_engine();
+
+    for (uint32_t j = 0; j < resid.tiles.size(); ++j) {
+        const uint32_t rows = resid.rows_of(j), slot = j % kRing;
+        const View z = resid.view(j, 0, hidden);
+        View x_hat = z;
+        if (params.normalize) {
+            const Buffer& st = scratch.statistics[slot];
+            const View stats = builder::tile(st, isa::DType::Fp32, 0, rows, 0, 3 * groups);
+            const View mean_var = builder::tile(st, isa::DType::Fp32, 0, rows, 3 * groups, 2);
+            const View mean = builder::tile(st, isa::DType::Fp32, 0, rows, 3 * groups, 1);
+            const View var = builder::tile(st, isa::DType::Fp32, 0, rows, 3 * groups + 1, 1);
+            const View rstd = builder::tile(st, isa::DType::Fp32, 0, rows, 3 * groups + 2, 1);
+            core.bn_stats(stats, z);
+            core.bn_aggr(mean_var, stats);
+            core.tensor_scalar(isa::Engine::Dve, rstd, var, isa::AluOp::Add, params.eps, isa::AluOp::Pow, -0.5f);
+            x_hat = builder::tile(scratch.normalized[slot], act, 0, rows, 0, hidden);
+            core.tensor_partition_scalar(isa::Engine::Dve, x_hat, z, isa::AluOp::Subtract, mean, isa::AluOp::Multiply,
+                                         &rstd);
+        }
+        View x_mm = x_hat;
+        if (mm != act) {
+            x_mm = builder::tile(scratch.normalized_matmul[slot], mm, 0, rows, 0, hidden);
+            core.tensor_copy(isa::Engine::Act, x_mm, x_hat);
+        }
+        // Feature-major copy: transpose 128-feature blocks, up to a bank's worth per PSUM bank.
+        uint32_t bank = 0;
+        for (uint32_t i = 0; i < feature_tiles.size(); ++i) {
+            const Range f = feature_tiles[i];
+            if (i % per_bank == 0) bank = ctx.psum.next_bank();
+            const uint32_t element = (i % per_bank) * resid.tile_rows;
+            const View transposed = psum_tile(core, bank, f.size, element, rows);
+            core.pe_transpose(transposed, builder::tile(x_mm.buffer, mm, 0, rows, f.begin, f.size));
+            const View dst = feature_major.view(i, j * resid.tile_rows, rows).part();
+            if (params.gamma_column) {
+                const View g = params.gamma_column->column(i, f.size), b = params.beta_column->column(i, f.size);
+                core.tensor_partition_scalar(isa::Engine::Dve, dst, transposed, isa::AluOp::Multiply, g,
+                                             isa::AluOp::Add, &b);
+            } else {
+                core.tensor_copy(isa::Engine::Dve, dst, transposed);
+            }
+        }
+        // Token-major: x_hat * gamma + beta_plus, in place.
+        const View beta = builder::tile(params.beta_plus_row, act, 0, rows, 0, hidden);
+        if (params.gamma_row) {
+            core.tensor_tensor(side, z, x_hat, builder::tile(*params.gamma_row, act, 0, rows, 0, hidden),
+                               isa::AluOp::Multiply);
+            core.tensor_tensor(side, z, z, beta, isa::AluOp::Add);
+        } else {
+            core.tensor_tensor(side, z, x_hat, beta, isa::AluOp::Add);
+        }
+    }
+}
+
+}  // namespace nsim::kernels::device

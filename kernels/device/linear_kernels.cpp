@@ -1,0 +1,168 @@
+#include "device/linear_kernels.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace nsim::kernels::device {
+namespace {
+
+uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+// Where an accumulator lives: bank and first fp32 column.
+struct Accumulator {
+    uint32_t bank = 0, element = 0;
+};
+
+// Packs accumulators of the given widths (fp32 columns) into whole granules of as few banks as
+// possible, in order, none straddling a bank. Returns the number of banks (bank indices 0..n-1).
+uint32_t pack(const KernelContext& ctx, const std::vector<uint32_t>& widths, std::vector<Accumulator>* placed) {
+    const uint32_t granule = ctx.granule_fp32_elements();
+    uint32_t bank = 0, used = 0;
+    for (uint32_t w : widths) {
+        const uint32_t g = ceil_div(w, granule);
+        if (used + g > CoreBuilder::kPsumGranules) ++bank, used = 0;
+        if (placed) placed->push_back({bank, used * granule});
+        used += g;
+    }
+    return widths.empty() ? 0 : bank + 1;
+}
+
+uint32_t half_ring(const KernelContext& ctx) { return std::max<uint32_t>(1, ctx.psum.banks() / 2); }
+
+std::vector<uint32_t> ring_banks(KernelContext& ctx, uint32_t count) {
+    std::vector<uint32_t> banks;
+    for (uint32_t i = 0; i < count; ++i) banks.push_back(ctx.psum.next_bank());
+    return banks;
+}
+
+void check_contraction(const TileSet& in, const DramMatrix& weights) {
+    if (in.rows != weights.rows)
+        throw std::logic_error("linear: " + std::to_string(in.rows) + " input features, weights have " +
+                               std::to_string(weights.rows) + " rows");
+}
+
+}  // namespace
+
+void feature_major_linear(KernelContext& ctx, const TileSet& in, const DramMatrix& weights,
+                          const std::optional<ColumnParams>& bias, isa::ActivationFunction func, TileSet& out,
+                          std::optional<Range> token_columns, uint32_t token_stride) {
+    check_contraction(in, weights);
+    const uint32_t tokens = token_columns ? token_columns->size : in.columns;
+    const uint32_t first_token = token_columns ? token_columns->begin : 0;
+    if (out.rows != weights.columns || out.columns != tokens) throw std::logic_error("feature_major_linear: output shape");
+    const uint32_t tm = out.tile_rows;
+    const std::vector<Range> chunks = split(tokens, std::min(ctx.max_moving(), ctx.bank_fp32_elements()));
+    const std::vector<Range> out_tiles = split(weights.columns, tm);
+    const std::vector<Range> k_tiles = split(in.rows, in.tile_rows);
+
+    // Output tiles per weight block: as many as a weight slot holds and half the PSUM ring takes.
+    uint32_t group = std::max<uint32_t>(1, ctx.weights.slot_columns() / tm);
+    auto widths_for = [&](uint32_t g) {
+        std::vector<uint32_t> w;
+        for (uint32_t i = 0; i < g; ++i)
+            for (const Range& c : chunks) w.push_back(c.size);
+        return w;
+    };
+    while (group > 1 && pack(ctx, widths_for(group), nullptr) > half_ring(ctx)) --group;
+
+    for (uint32_t og = 0; og < out_tiles.size(); og += group) {
+        const uint32_t count = std::min<uint32_t>(group, uint32_t(out_tiles.size()) - og);
+        std::vector<Accumulator> acc;
+        const std::vector<uint32_t> banks = ring_banks(ctx, pack(ctx, widths_for(count), &acc));
+        const uint32_t block_columns = out_tiles[og + count - 1].end() - out_tiles[og].begin;
+        for (size_t k = 0; k < k_tiles.size(); ++k) {
+            const View block = ctx.weights.load(weights, k_tiles[k], out_tiles[og].begin, block_columns);
+            for (uint32_t g = 0; g < count; ++g) {
+                const Range o = out_tiles[og + g];
+                const View stationary = builder::tile(block.buffer, block.ap.dtype, 0, k_tiles[k].size, g * tm, o.size);
+                for (size_t c = 0; c < chunks.size(); ++c) {
+                    const Accumulator& a = acc[g * chunks.size() + c];
+                    const View moving = builder::tile_dims(in.tiles[k], in.dtype, 0, k_tiles[k].size,
+                                                           uint64_t(first_token + chunks[c].begin * token_stride),
+                                                           {isa::Dim{int32_t(token_stride), chunks[c].size}});
+                    ctx.core.matmul(psum_tile(ctx.core, banks[a.bank], o.size, a.element, chunks[c].size), stationary,
+                                    moving, k > 0);
+                }
+            }
+        }
+        for (uint32_t g = 0; g < count; ++g) {
+            const Range o = out_tiles[og + g];
+            for (size_t c = 0; c < chunks.size(); ++c) {
+                const Accumulator& a = acc[g * chunks.size() + c];
+                View dst = out.view(og + g, chunks[c].begin, chunks[c].size);
+                if (chunks.size() > 1) dst = dst.part();
+                const View src = psum_tile(ctx.core, banks[a.bank], o.size, a.element, chunks[c].size);
+                if (bias) {
+                    const View b = bias->column(og + g, o.size);
+                    ctx.core.activation(dst, src, func, 1.0f, &b);
+                } else {
+                    ctx.core.activation(dst, src, func);
+                }
+            }
+        }
+    }
+}
+
+void token_major_linear(KernelContext& ctx, const TileSet& in, const DramMatrix& weights, TileSet& out,
+                        TokenEpilogue epilogue) {
+    check_contraction(in, weights);
+    if (out.rows != in.columns) throw std::logic_error("token_major_linear: output shape");
+    std::vector<ContractionStep> steps;
+    for (const Range& k : split(in.rows, in.tile_rows)) steps.push_back({weights, k});
+    token_major_matmul(
+        ctx, steps,
+        [&](uint32_t k, uint32_t tile) {
+            return builder::tile(in.tiles[k], in.dtype, 0, steps[k].rows.size, tile * out.tile_rows, out.rows_of(tile));
+        },
+        [](uint32_t) {}, out, epilogue);
+}
+
+void token_major_matmul(KernelContext& ctx, const std::vector<ContractionStep>& steps,
+                        const std::function<View(uint32_t step, uint32_t token_tile)>& stationary,
+                        const std::function<void(uint32_t step)>& prepare, TileSet& out, TokenEpilogue epilogue) {
+    const uint32_t columns = out.columns;
+    for (const ContractionStep& s : steps)
+        if (s.matrix.columns != columns) throw std::logic_error("token_major_matmul: output shape");
+    const uint32_t token_tiles = uint32_t(out.tiles.size());
+    const uint32_t granule = ctx.granule_fp32_elements();
+
+    // Widest column chunk whose accumulators for every token tile fit half the PSUM ring; when even
+    // one granule per tile does not, the token tiles go in groups (each streaming the weights again).
+    uint32_t width = std::min({ctx.max_moving(), ctx.bank_fp32_elements(), ctx.weights.slot_columns()});
+    auto banks_for = [&](uint32_t w, uint32_t tiles) { return pack(ctx, std::vector<uint32_t>(tiles, w), nullptr); };
+    while (width > granule && banks_for(width, token_tiles) > half_ring(ctx)) width /= 2;
+    uint32_t tiles_per_group = token_tiles;
+    while (tiles_per_group > 1 && banks_for(width, tiles_per_group) > half_ring(ctx)) --tiles_per_group;
+
+    uint32_t evacuation = 0;
+    for (uint32_t tg = 0; tg < token_tiles; tg += tiles_per_group) {
+        const uint32_t count = std::min(tiles_per_group, token_tiles - tg);
+        for (const Range& oc : split(columns, width)) {
+            std::vector<Accumulator> acc;
+            const std::vector<uint32_t> banks = ring_banks(ctx, pack(ctx, std::vector<uint32_t>(count, width), &acc));
+            for (uint32_t k = 0; k < steps.size(); ++k) {
+                prepare(k);
+                const View moving = ctx.weights.load(steps[k].matrix, steps[k].rows, oc.begin, oc.size);
+                for (uint32_t j = 0; j < count; ++j) {
+                    const uint32_t tile = tg + j, rows = out.rows_of(tile);
+                    ctx.core.matmul(psum_tile(ctx.core, banks[acc[j].bank], rows, acc[j].element, oc.size),
+                                    stationary(k, tile), moving, k > 0);
+                }
+            }
+            for (uint32_t j = 0; j < count; ++j) {
+                const uint32_t tile = tg + j, rows = out.rows_of(tile);
+                const View src = psum_tile(ctx.core, banks[acc[j].bank], rows, acc[j].element, oc.size);
+                const View dst = out.view(tile, oc.begin, oc.size);
+                if (epilogue == TokenEpilogue::AddInto) {
+                    ctx.core.tensor_tensor(isa::Engine::Dve, dst, src, dst, isa::AluOp::Add);
+                } else if (evacuation++ % 2 == 0) {
+                    ctx.core.activation(dst.part(), src, isa::ActivationFunction::Identity);
+                } else {
+                    ctx.core.tensor_copy(isa::Engine::Dve, dst.part(), src);
+                }
+            }
+        }
+    }
+}
+
+}  // namespace nsim::kernels::device

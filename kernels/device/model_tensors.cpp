@@ -1,0 +1,166 @@
+#include "device/model_tensors.h"
+
+#include <string>
+
+namespace nsim::kernels::device {
+namespace {
+
+using builder::ProgramBuilder;
+using isa::TensorRole;
+
+uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+// W [out, in] -> W^T [in, out] row-major.
+std::vector<float> transposed(const Tensor& w) {
+    const size_t out = w.rows(), in = w.cols();
+    std::vector<float> t(in * out);
+    for (size_t o = 0; o < out; ++o)
+        for (size_t i = 0; i < in; ++i) t[i * out + o] = w.values[o * in + i];
+    return t;
+}
+
+class Writer {
+public:
+    Writer(ProgramBuilder& program, const DtypePlan& dtypes, const BertWeights* weights, uint32_t tile_rows)
+        : program_(program), dtypes_(dtypes), with_data_(weights != nullptr), tile_rows_(tile_rows) {}
+
+    DramMatrix linear(const std::string& name, const LinearWeights* w, uint32_t in, uint32_t out) {
+        std::vector<uint8_t> data;
+        if (with_data_) data = builder::encode_values(transposed(w->weight), dtypes_.matmul);
+        const uint32_t t = program_.add_tensor(name, TensorRole::Weight, dtypes_.matmul, {in, out}, std::move(data));
+        return {t, in, out, dtypes_.matmul};
+    }
+
+    DramMatrix table(const std::string& name, const Tensor* w, uint32_t rows, uint32_t cols) {
+        std::vector<uint8_t> data;
+        if (with_data_) data = builder::encode_values(w->values, dtypes_.matmul);
+        const uint32_t t = program_.add_tensor(name, TensorRole::Weight, dtypes_.matmul, {rows, cols}, std::move(data));
+        return {t, rows, cols, dtypes_.matmul};
+    }
+
+    // Per-partition columns: each vector is cut into tiles of tile_rows, one column per tile.
+    uint32_t columns(const std::string& name, const std::vector<const Tensor*>& vectors, const std::vector<uint32_t>& lengths) {
+        uint32_t count = 0;
+        for (uint32_t n : lengths) count += ceil_div(n, tile_rows_);
+        std::vector<uint8_t> data;
+        if (with_data_) {
+            std::vector<float> values(size_t(tile_rows_) * count, 0.0f);
+            uint32_t column = 0;
+            for (size_t v = 0; v < vectors.size(); ++v) {
+                for (uint32_t i = 0; vectors[v] && i < lengths[v]; ++i)
+                    values[size_t(i % tile_rows_) * count + column + i / tile_rows_] = vectors[v]->values[i];
+                column += ceil_div(lengths[v], tile_rows_);
+            }
+            data = builder::encode_values(values, isa::DType::Fp32);
+        }
+        return program_.add_tensor(name, TensorRole::Weight, isa::DType::Fp32, {tile_rows_, count}, std::move(data));
+    }
+
+    // [2, hidden]: gamma (or ones when absent), beta + extra (each optional).
+    uint32_t norm_rows(const std::string& name, const LayerNormWeights* norm, const Tensor* extra, uint32_t hidden) {
+        std::vector<uint8_t> data;
+        if (with_data_) {
+            std::vector<float> values(2 * size_t(hidden), 0.0f);
+            for (uint32_t i = 0; i < hidden; ++i) {
+                values[i] = norm ? norm->gamma.values[i] : 1.0f;
+                values[hidden + i] = (norm ? norm->beta.values[i] : 0.0f) + (extra ? extra->values[i] : 0.0f);
+            }
+            data = builder::encode_values(values, dtypes_.activation);
+        }
+        return program_.add_tensor(name, TensorRole::Weight, dtypes_.activation, {2, hidden}, std::move(data));
+    }
+
+    uint32_t constant(const std::string& name, const std::vector<float>& values, std::vector<uint64_t> shape) {
+        std::vector<uint8_t> data = builder::encode_values(values, isa::DType::Fp32);
+        return program_.add_tensor(name, TensorRole::Weight, isa::DType::Fp32, std::move(shape), std::move(data));
+    }
+
+private:
+    ProgramBuilder& program_;
+    DtypePlan dtypes_;
+    bool with_data_;
+    uint32_t tile_rows_;
+};
+
+}  // namespace
+
+LayerColumns layer_columns(uint32_t h, uint32_t i) {
+    LayerColumns c;
+    uint32_t next = 0;
+    c.query_bias = next, next += h;
+    c.key_bias = next, next += h;
+    c.value_bias = next, next += h;
+    c.intermediate_bias = next, next += i;
+    c.gamma1 = next, next += h;
+    c.beta1 = next, next += h;
+    c.gamma2 = next, next += h;
+    c.beta2 = next, next += h;
+    c.count = next;
+    return c;
+}
+
+ModelTensors add_model_tensors(ProgramBuilder& program, const BertConfig& config, const DtypePlan& dtypes,
+                               bool device_embedding, const BertWeights* weights) {
+    const uint32_t tile_rows = partition_tile_rows(program.spec());
+    const uint32_t hidden = uint32_t(config.hidden_size), inter = uint32_t(config.intermediate_size);
+    const uint32_t layers = uint32_t(config.num_hidden_layers), labels = uint32_t(config.num_labels);
+    Writer w(program, dtypes, weights, tile_rows);
+    ModelTensors m;
+    m.device_embedding = device_embedding;
+    m.column_count = layer_columns(ceil_div(hidden, tile_rows), ceil_div(inter, tile_rows)).count;
+    const BertLayerWeights* none = nullptr;
+    const bool data = weights != nullptr;
+    const Tensor* first_output_bias = data && layers ? &weights->layers[0].attention_output.bias : nullptr;
+
+    if (device_embedding) {
+        const auto* e = data ? &*weights->embeddings : nullptr;
+        m.tables.word = w.table("embeddings.word", data ? &e->word : nullptr, uint32_t(config.vocab_size), hidden);
+        m.tables.position =
+            w.table("embeddings.position", data ? &e->position : nullptr, uint32_t(config.max_position_embeddings), hidden);
+        m.tables.token_type =
+            w.table("embeddings.token_type", data ? &e->token_type : nullptr, uint32_t(config.type_vocab_size), hidden);
+        m.tables.vocabulary_blocks = ceil_div(uint32_t(config.vocab_size), tile_rows);
+        std::vector<float> index(size_t(tile_rows) * m.tables.vocabulary_blocks);
+        for (uint32_t p = 0; p < tile_rows; ++p)
+            for (uint32_t b = 0; b < m.tables.vocabulary_blocks; ++b)
+                index[size_t(p) * m.tables.vocabulary_blocks + b] = float(b * tile_rows + p);
+        m.tables.vocabulary_index = w.constant("embeddings.vocabulary_index", index, {tile_rows, m.tables.vocabulary_blocks});
+        m.embedding_rows = w.norm_rows("embeddings.layer_norm", data ? &e->layer_norm : nullptr, first_output_bias, hidden);
+        m.embedding_columns = w.columns("embeddings.layer_norm.columns",
+                                        {data ? &e->layer_norm.gamma : nullptr, data ? &e->layer_norm.beta : nullptr},
+                                        {hidden, hidden});
+    } else {
+        m.embedding_rows = w.norm_rows("embeddings.output_bias", nullptr, first_output_bias, hidden);
+    }
+
+    for (uint32_t l = 0; l < layers; ++l) {
+        const BertLayerWeights* lw = data ? &weights->layers[l] : none;
+        const std::string p = "layer" + std::to_string(l) + ".";
+        LayerTensors t;
+        t.query = w.linear(p + "query", lw ? &lw->query : nullptr, hidden, hidden);
+        t.key = w.linear(p + "key", lw ? &lw->key : nullptr, hidden, hidden);
+        t.value = w.linear(p + "value", lw ? &lw->value : nullptr, hidden, hidden);
+        t.attention_output = w.linear(p + "attention_output", lw ? &lw->attention_output : nullptr, hidden, hidden);
+        t.intermediate = w.linear(p + "intermediate", lw ? &lw->intermediate : nullptr, hidden, inter);
+        t.output = w.linear(p + "output", lw ? &lw->output : nullptr, inter, hidden);
+        auto v = [&](const Tensor& x) { return lw ? &x : nullptr; };
+        const BertLayerWeights& r = lw ? *lw : BertLayerWeights{};
+        t.columns = w.columns(p + "columns",
+                              {v(r.query.bias), v(r.key.bias), v(r.value.bias), v(r.intermediate.bias),
+                               v(r.attention_layer_norm.gamma), v(r.attention_layer_norm.beta),
+                               v(r.output_layer_norm.gamma), v(r.output_layer_norm.beta)},
+                              {hidden, hidden, hidden, inter, hidden, hidden, hidden, hidden});
+        t.norm1_rows = w.norm_rows(p + "norm1", lw ? &lw->attention_layer_norm : nullptr, lw ? &lw->output.bias : nullptr,
+                                   hidden);
+        const Tensor* next_bias = data && l + 1 < layers ? &weights->layers[l + 1].attention_output.bias : nullptr;
+        t.norm2_rows = w.norm_rows(p + "norm2", lw ? &lw->output_layer_norm : nullptr, next_bias, hidden);
+        m.layers.push_back(t);
+    }
+    m.pooler = w.linear("pooler", data ? &weights->pooler : nullptr, hidden, hidden);
+    m.classifier = w.linear("classifier", data ? &weights->classifier : nullptr, hidden, labels);
+    m.head_columns = w.columns("head.columns", {data ? &weights->pooler.bias : nullptr, data ? &weights->classifier.bias : nullptr},
+                               {hidden, labels});
+    return m;
+}
+
+}  // namespace nsim::kernels::device
