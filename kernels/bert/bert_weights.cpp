@@ -1,5 +1,7 @@
 #include "bert/bert_weights.h"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 namespace nsim::kernels {
@@ -27,6 +29,8 @@ std::vector<BertTensorSlot> bert_tensor_slots(BertWeights& weights, bool with_em
     const BertConfig& c = weights.config;
     const auto hidden = static_cast<size_t>(c.hidden_size);
     const auto inner = static_cast<size_t>(c.intermediate_size);
+    if (with_embeddings && !weights.embeddings)
+        throw std::invalid_argument("bert_tensor_slots: embedding slots asked of weights without embeddings");
     SlotList list;
     if (with_embeddings) {
         BertEmbeddingWeights& e = *weights.embeddings;
