@@ -471,6 +471,11 @@ void CoreBuilder::memset(Engine engine, const View& dst, float value) {
     compute(engine, inst, {{&dst, Access::Write}});
 }
 
+size_t CoreBuilder::queue_length(Engine engine, uint8_t queue) const {
+    auto it = queue_index_.find(std::make_pair(engine, queue));
+    return it == queue_index_.end() ? 0 : queues_[it->second].instructions.size();
+}
+
 void CoreBuilder::finish() {
     for (Queue& q : queues_) {
         if (q.instructions.empty()) continue;

@@ -114,6 +114,9 @@ public:
     void tensor_copy(isa::Engine engine, const View& dst, const View& src);
     void memset(isa::Engine engine, const View& dst, float value);
 
+    // Instructions the queue holds so far: the index the next one will get (to mark kernel phases).
+    size_t queue_length(isa::Engine engine, uint8_t queue = 0) const;
+
     // Moves the streams into the program (called once, by ProgramBuilder).
     void finish();
     uint32_t semaphores_used() const { return uint32_t(signals_.size()); }

@@ -51,8 +51,9 @@ struct CoreRole {
 class CoreProgram {
 public:
     CoreProgram(ProgramBuilder& program, const BertProgramOptions& options, const ModelTensors& model,
-                const IoTensors& io, const CoreRole& role)
-        : core_(program.core(role.core)),
+                const IoTensors& io, const CoreRole& role, std::vector<KernelPhase>* phases)
+        : phases_(phases),
+          core_(program.core(role.core)),
           options_(options),
           model_(model),
           io_(io),
@@ -196,18 +197,25 @@ private:
         if (l + 1 < role_.end_layer) load_columns(model_.layers[l + 1].columns, columns_[(l + 1) % 2], model_.column_count);
         if (l == role_.first_layer && !role_.first_stage) load_norm(t.norm2_rows, norm2_);
 
-        feature_major_linear(*ctx_, feature_, t.query, columns(l, c.query_bias), isa::ActivationFunction::Identity, q_);
-        feature_major_linear(*ctx_, feature_, t.key, columns(l, c.key_bias), isa::ActivationFunction::Identity, k_);
-        token_major_linear(*ctx_, feature_, t.value, v_, TokenEpilogue::Store);
-        self_attention(*ctx_, attention_shape(), q_, k_, v_, columns(l, c.value_bias), context_, attention_);
-        token_major_linear(*ctx_, context_, t.attention_output, resid_, TokenEpilogue::AddInto);
+        phase("query", l, true, [&] {
+            feature_major_linear(*ctx_, feature_, t.query, columns(l, c.query_bias), isa::ActivationFunction::Identity, q_);
+        });
+        phase("key", l, true, [&] {
+            feature_major_linear(*ctx_, feature_, t.key, columns(l, c.key_bias), isa::ActivationFunction::Identity, k_);
+        });
+        phase("value", l, true, [&] { token_major_linear(*ctx_, feature_, t.value, v_, TokenEpilogue::Store); });
+        phase("attention", l, false, [&] {
+            self_attention(*ctx_, attention_shape(), q_, k_, v_, columns(l, c.value_bias), context_, attention_);
+        });
+        phase("attention_output", l, true,
+              [&] { token_major_linear(*ctx_, context_, t.attention_output, resid_, TokenEpilogue::AddInto); });
         LayerNormParams n1;
         n1.eps = float(options_.config.layer_norm_eps);
         n1.gamma_row = norm1_.gamma;
         n1.beta_plus_row = norm1_.beta;
         n1.gamma_column = columns(l, c.gamma1);
         n1.beta_column = columns(l, c.beta1);
-        layer_norm(*ctx_, resid_, feature_, layer_norm_, n1);
+        phase("layer_norm1", l, false, [&] { layer_norm(*ctx_, resid_, feature_, layer_norm_, n1); });
         if (l + 1 < role_.end_layer) load_norm(model_.layers[l + 1].norm1_rows, norm1_);
 
         const isa::ActivationFunction act = options_.config.hidden_act == HiddenActivation::GeluTanh
@@ -215,14 +223,15 @@ private:
                                                 : options_.config.hidden_act == HiddenActivation::Relu
                                                       ? isa::ActivationFunction::Relu
                                                       : isa::ActivationFunction::Gelu;
-        feature_major_linear(*ctx_, feature_, t.intermediate, columns(l, c.intermediate_bias), act, ffn_);
-        token_major_linear(*ctx_, ffn_, t.output, resid_, TokenEpilogue::AddInto);
+        phase("intermediate", l, true,
+              [&] { feature_major_linear(*ctx_, feature_, t.intermediate, columns(l, c.intermediate_bias), act, ffn_); });
+        phase("output", l, true, [&] { token_major_linear(*ctx_, ffn_, t.output, resid_, TokenEpilogue::AddInto); });
         LayerNormParams n2 = n1;
         n2.gamma_row = norm2_.gamma;
         n2.beta_plus_row = norm2_.beta;
         n2.gamma_column = columns(l, c.gamma2);
         n2.beta_column = columns(l, c.beta2);
-        layer_norm(*ctx_, resid_, feature_, layer_norm_, n2);
+        phase("layer_norm2", l, false, [&] { layer_norm(*ctx_, resid_, feature_, layer_norm_, n2); });
         if (l + 1 < role_.end_layer) load_norm(model_.layers[l + 1].norm2_rows, norm2_);
     }
 
@@ -272,6 +281,15 @@ private:
             core_.recv(*pipeline_, feature_.view(i, 0, tokens_), role_.core - 1, tag++);
     }
 
+    // Runs `body` (one kernel) and records where its tensor-engine instructions went.
+    template <class Body>
+    void phase(const char* kernel, uint32_t layer, bool dense, Body&& body) {
+        const size_t first = core_.queue_length(isa::Engine::Pe);
+        body();
+        if (phases_) phases_->push_back({role_.core, kernel, layer, first, core_.queue_length(isa::Engine::Pe), dense});
+    }
+
+    std::vector<KernelPhase>* phases_;
     CoreBuilder& core_;
     const BertProgramOptions& options_;
     const ModelTensors& model_;
@@ -322,7 +340,7 @@ uint32_t total_sequences(const BertProgramOptions& options) {
 }
 
 isa::Container build_bert_program(const config::NeuronCoreSpec& spec, const BertProgramOptions& options,
-                                  const BertWeights* weights) {
+                                  const BertWeights* weights, std::vector<KernelPhase>* phases) {
     check_options(spec, options);
     const BertConfig& config = options.config;
     const DtypePlan dtypes = dtypes_for(options.precision);
@@ -367,7 +385,7 @@ isa::Container build_bert_program(const config::NeuronCoreSpec& spec, const Bert
             role.last_stage = c + 1 == options.cores;
         }
         try {
-            CoreProgram(program, options, model, io, role).build();
+            CoreProgram(program, options, model, io, role, phases).build();
         } catch (const std::length_error& e) {
             throw BuildError(options.model_name + " with batch " + std::to_string(options.batch) + " and seq " +
                              std::to_string(seq) + " does not fit one " + spec.name + ": " + e.what());

@@ -51,8 +51,19 @@ inline constexpr const char* kEncoderOutput = "encoder_output";  // fp32 [rows *
 // Sequences one execution takes: batch x cores in data parallel, batch in pipeline.
 uint32_t total_sequences(const BertProgramOptions& options);
 
-// `weights` null: a timing-only program (tensors without contents). Throws BuildError.
+// Where each kernel's tensor-engine work sits in a core's PE stream: instructions [first, end).
+// For measuring the tensor engine over the matmul phases (a trace slice carries its instruction).
+struct KernelPhase {
+    uint32_t core = 0;
+    std::string kernel;  // "query", "key", "value", "attention", "attention_output", "intermediate", "output", ...
+    uint32_t layer = 0;
+    size_t first = 0, end = 0;
+    bool dense = false;  // one of the fully-connected layers (weights streamed, matmuls back to back)
+};
+
+// `weights` null: a timing-only program (tensors without contents). Throws BuildError. `phases`
+// (optional) receives the kernel phases of every core.
 isa::Container build_bert_program(const config::NeuronCoreSpec& spec, const BertProgramOptions& options,
-                                  const BertWeights* weights);
+                                  const BertWeights* weights, std::vector<KernelPhase>* phases = nullptr);
 
 }  // namespace nsim::kernels::device

@@ -1,0 +1,103 @@
+#include "neuron-build/bert_command.h"
+
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+#include "bert/bert_config.h"
+#include "bert/fhe_tiny_checkpoint.h"
+#include "bert/hf_checkpoint.h"
+#include "bert/random_weights.h"
+#include "common/input_error.h"
+#include "common/tool_main.h"
+#include "config/config_set.h"
+#include "device/bert_program.h"
+#include "isa/container_io.h"
+
+namespace nsim::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using kernels::device::BertProgramOptions;
+
+BertProgramOptions program_options(const BertBuildOptions& o, const config::HostSpec& host) {
+    BertProgramOptions p;
+    const auto precision = kernels::device::precision_from_name(o.dtype);
+    if (!precision) throw UserError("unknown --dtype '" + o.dtype + "' (fp32, bf16, fp16, mixed)");
+    p.precision = *precision;
+    if (o.parallel == "data") p.parallel = kernels::device::Parallelism::Data;
+    else if (o.parallel == "pipeline") p.parallel = kernels::device::Parallelism::Pipeline;
+    else throw UserError("unknown --parallel '" + o.parallel + "' (data, pipeline)");
+    if (o.embedding == "host") p.embedding = kernels::device::EmbeddingPlacement::Host;
+    else if (o.embedding == "device") p.embedding = kernels::device::EmbeddingPlacement::Device;
+    else throw UserError("unknown --embedding '" + o.embedding + "' (host, device)");
+    p.seq = o.seq;
+    p.batch = o.batch;
+    p.cores = o.cores;
+    const uint32_t machine_cores = host.instance.devices * host.chip.cores_per_device;
+    if (o.cores > machine_cores)
+        throw UserError(std::to_string(o.cores) + " cores asked, " + host.instance.name + " has " +
+                        std::to_string(machine_cores));
+    // The program's device region lives in the first memory channel of each device it uses.
+    p.device_memory_bytes = host.chip.memory.channel_bytes;
+    return p;
+}
+
+// The model: a preset name, a config.json, or (with --weights) the checkpoint's own config.
+kernels::BertConfig model_config(const BertBuildOptions& o, std::string* name) {
+    if (o.model.empty()) throw UserError("--model is required without --weights (bert-base, bert-large or a config.json)");
+    if (const auto preset = kernels::bert_preset_config(o.model)) {
+        *name = o.model;
+        return *preset;
+    }
+    if (!fs::exists(o.model)) throw UserError("--model '" + o.model + "' is neither bert-base, bert-large nor an existing config.json");
+    *name = fs::path(o.model).stem().string();
+    return kernels::read_bert_config(o.model);
+}
+
+kernels::BertWeights load_weights(const std::string& dir) {
+    if (!fs::is_directory(dir)) throw UserError("--weights " + dir + ": no such directory");
+    // The bert-tiny-sst2-fhe folder's own format (weights.json + weights.bin), else Hugging Face.
+    if (fs::exists(fs::path(dir) / "weights.json") && !fs::exists(fs::path(dir) / "model.safetensors"))
+        return kernels::load_fhe_tiny_checkpoint(dir);
+    return kernels::load_hf_checkpoint(dir);
+}
+
+}  // namespace
+
+int build_bert(const BertBuildOptions& o) {
+    std::vector<fs::path> extra(o.config_files.begin(), o.config_files.end());
+    const config::ConfigSet configs = config::ConfigSet::load(config::ConfigSet::default_dir(), extra);
+    const config::HostSpec host = configs.host(o.instance);
+    BertProgramOptions p = program_options(o, host);
+    try {
+        std::optional<kernels::BertWeights> weights;
+        if (!o.weights.empty()) {
+            weights = load_weights(o.weights);
+            p.config = weights->config;
+            p.model_name = o.model.empty() ? fs::path(o.weights).filename().string() : o.model;
+            if (!o.model.empty() && !kernels::bert_preset_config(o.model) && !fs::exists(o.model))
+                throw UserError("--model '" + o.model + "' is neither bert-base, bert-large nor an existing config.json");
+        } else {
+            p.config = model_config(o, &p.model_name);
+            if (!o.timing_only)
+                weights = kernels::random_bert_weights(p.config, o.seed,
+                                                       p.embedding == kernels::device::EmbeddingPlacement::Device);
+        }
+        if (o.timing_only) weights.reset();
+        isa::Container program = kernels::device::build_bert_program(host.chip.core, p, weights ? &*weights : nullptr);
+        program.metadata.emplace_back("instance", host.instance.name);
+        if (o.weights.empty() && !o.timing_only) program.metadata.emplace_back("weights_seed", std::to_string(o.seed));
+        isa::write_file(o.output, isa::write_container(program));
+        std::cout << "wrote " << o.output << ": " << p.model_name << ", " << p.config.num_hidden_layers << " layers, batch "
+                  << p.batch << ", seq " << p.seq << ", " << o.dtype << ", " << p.cores << " core(s) of "
+                  << host.chip.core.name << " (" << o.parallel << " parallel), embedding on the " << o.embedding << "\n";
+        return 0;
+    } catch (const kernels::InputError& e) {
+        throw UserError(e.what());
+    } catch (const kernels::device::BuildError& e) {
+        throw UserError(e.what());
+    }
+}
+
+}  // namespace nsim::tools

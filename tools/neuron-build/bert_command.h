@@ -1,0 +1,29 @@
+// `neuron-build bert`: a BERT sequence-classification program (bert.bin) for the NeuronCores of one
+// instance type, from a preset or config.json, with seeded random weights or a checkpoint.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nsim::tools {
+
+struct BertBuildOptions {
+    std::string model;            // bert-base | bert-large | path to a config.json
+    uint32_t seq = 128;
+    uint32_t batch = 1;
+    std::string dtype = "mixed";
+    uint32_t cores = 1;
+    std::string parallel = "data";
+    std::string weights;          // checkpoint directory; empty: random weights
+    uint64_t seed = 1;
+    std::string embedding = "host";
+    bool timing_only = false;     // no tensor contents: for timing runs only
+    std::string instance;         // the target machine (its NeuronCore generation, cores, memory)
+    std::vector<std::string> config_files;
+    std::string output;
+};
+
+int build_bert(const BertBuildOptions& options);
+
+}  // namespace nsim::tools

@@ -1,0 +1,32 @@
+// neuron-build: builds programs (bert.bin) for the simulated NeuronCores. Thin: parse, build, write.
+#include <CLI/CLI.hpp>
+
+#include "common/tool_main.h"
+#include "neuron-build/bert_command.h"
+
+int main(int argc, char** argv) {
+    CLI::App app{"Builds NeuronCore programs for neuron-sim", "neuron-build"};
+    app.require_subcommand(1);
+    nsim::tools::BertBuildOptions bert;
+    CLI::App* cmd = app.add_subcommand("bert", "BERT for sequence classification, hand-scheduled for the instance's NeuronCores");
+    cmd->add_option("--model", bert.model, "bert-base, bert-large or a Hugging Face config.json");
+    cmd->add_option("--seq", bert.seq, "Sequence length")->check(CLI::Range(1u, 4096u));
+    cmd->add_option("--batch", bert.batch, "Sequences per model copy per execution")->check(CLI::Range(1u, 65536u));
+    cmd->add_option("--dtype", bert.dtype, "fp32, bf16, fp16 or mixed (fp16 matmuls and attention, fp32 elsewhere)")
+        ->check(CLI::IsMember({"fp32", "bf16", "fp16", "mixed"}));
+    cmd->add_option("--cores", bert.cores, "NeuronCores the program uses")->check(CLI::Range(1u, 1024u));
+    cmd->add_option("--parallel", bert.parallel, "data: a model copy per core; pipeline: layers split across the cores")
+        ->check(CLI::IsMember({"data", "pipeline"}));
+    cmd->add_option("--weights", bert.weights, "Checkpoint directory (config.json + model.safetensors); default: seeded random weights");
+    cmd->add_option("--seed", bert.seed, "Seed of the random weights");
+    cmd->add_option("--embedding", bert.embedding, "host: inputs are embedding-layer outputs; device: token ids")
+        ->check(CLI::IsMember({"host", "device"}));
+    cmd->add_flag("--timing-only", bert.timing_only, "Leave the weights out (a program for timing runs only)");
+    cmd->add_option("--instance,-i", bert.instance, "Instance type the program is for")
+        ->envname("NEURON_SIM_INSTANCE")
+        ->default_val("inf1.2xlarge");
+    cmd->add_option("--config", bert.config_files, "Extra YAML file with your own chips or instances")
+        ->check(CLI::ExistingFile);
+    cmd->add_option("-o,--output", bert.output, "Program file to write")->required();
+    return nsim::tools::run_tool(app, argc, argv, [&] { return nsim::tools::build_bert(bert); });
+}
