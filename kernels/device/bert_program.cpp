@@ -33,6 +33,10 @@ enum QueueClass : uint32_t {
 // Weight slots: enough blocks in flight to cover the DMA fixed cost with transfers (hardware.md 3.1:
 // ~1.3 us per DMA, >= 4 KiB per partition to saturate); more only costs SBUF.
 constexpr uint32_t kWeightSlots = 6;
+// Double buffering at least; SBUF that cannot hold two slots does not fit the model.
+constexpr uint32_t kMinWeightSlots = 2;
+// Alignment padding the SBUF allocator may add per buffer.
+constexpr uint64_t kSbufSlack = 64;
 
 uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
@@ -72,7 +76,7 @@ public:
         }
         AttentionShape shape = attention_shape();
         build_attention_mask(*ctx_, shape, io_.attention_mask, role_.first_row, *inputs_,
-                             model_.device_embedding ? embedding_->staging : mask_staging_, attention_);
+                             mask_staging_, attention_);
         if (role_.first_stage) {
             embed();
         } else {
@@ -99,12 +103,6 @@ private:
         norm2_channel_ = &core_.dma_channel("norm2_rows", kNorm2Class);
         outputs_ = &core_.dma_channel("outputs", kOutputClass);
         if (!(role_.first_stage && role_.last_stage)) pipeline_ = &core_.dma_channel("pipeline", kPipelineClass, 1);
-        const uint32_t slots = std::min(kWeightSlots, core_.spec().dma_queues_per_engine - kWeightClasses);
-        const uint32_t slot_columns = std::max(core_.spec().tensor.max_moving_free, core_.spec().tensor.max_stationary_free);
-        ring_ = std::make_unique<WeightRing>(core_, slots, slot_columns, dtypes_.matmul, kWeightClasses);
-        psum_ = std::make_unique<PsumRing>(core_, 0, core_.psum_banks());
-        ctx_ = std::make_unique<KernelContext>(KernelContext{core_, *ring_, *psum_, dtypes_});
-
         resid_ = allocate_tiles(core_, tokens_, hidden_, dtypes_.activation, "residual");
         feature_ = allocate_tiles(core_, hidden_, tokens_, dtypes_.matmul, "hidden^T");
         // Q^T, K^T, context^T and V live only between a layer's projections and its output
@@ -128,11 +126,10 @@ private:
         if (model_.device_embedding && role_.first_stage) {
             embedding_ = allocate_embedding_scratch(core_, tokens_, model_.tables.vocabulary_blocks, dtypes_);
             embedding_columns_ = core_.sbuf(uint64_t(2) * ceil_div(hidden_, tile_rows_) * 4, "embedding columns");
-        } else if (model_.device_embedding) {
-            embedding_ = EmbeddingScratch{};
-            embedding_->staging = core_.sbuf(uint64_t(tokens_) * 4, "int32 staging");
+            mask_staging_ = embedding_->staging;
         } else {
-            mask_staging_ = core_.sbuf(uint64_t(tokens_) * 4, "int32 staging");
+            // Used once, before the first layer writes the region.
+            mask_staging_ = core_.sbuf_alias(region, 0, uint64_t(tokens_) * 4);
         }
         if (role_.last_stage) {
             head_columns_ = core_.sbuf(uint64_t(ceil_div(hidden_, tile_rows_) + 1) * 4, "head columns");
@@ -140,6 +137,15 @@ private:
             logits_ = allocate_tiles(core_, uint32_t(options_.config.num_labels), options_.batch, isa::DType::Fp32,
                                      "logits^T");
         }
+        // Last: the weight ring takes as many slots as SBUF has room for, up to kWeightSlots.
+        const uint32_t slot_columns = std::max(core_.spec().tensor.max_moving_free, core_.spec().tensor.max_stationary_free);
+        const uint64_t slot_bytes = uint64_t(slot_columns) * isa::size_in_bytes(dtypes_.matmul) + kSbufSlack;
+        const uint64_t room = core_.spec().sbuf.bytes_per_partition - std::min(core_.sbuf_used(), core_.spec().sbuf.bytes_per_partition);
+        const uint32_t slots = uint32_t(std::min<uint64_t>({kWeightSlots, core_.spec().dma_queues_per_engine - kWeightClasses,
+                                                            std::max<uint64_t>(kMinWeightSlots, room / slot_bytes)}));
+        ring_ = std::make_unique<WeightRing>(core_, slots, slot_columns, dtypes_.matmul, kWeightClasses);
+        psum_ = std::make_unique<PsumRing>(core_, 0, core_.psum_banks());
+        ctx_ = std::make_unique<KernelContext>(KernelContext{core_, *ring_, *psum_, dtypes_});
     }
 
     AttentionShape attention_shape() const {
