@@ -1,0 +1,23 @@
+#include "activity_publisher.h"
+
+#include <chrono>
+
+namespace nsim::driver {
+
+ActivityPublisher::ActivityPublisher(const HostState& state, int pid, size_t samples_kept)
+    : state_(state), pid_(pid), kept_(samples_kept == 0 ? 1 : samples_kept) {}
+
+void ActivityPublisher::publish(double sim_end_s, double interval_s, const std::vector<CoreBusy>& cores) {
+    for (const CoreBusy& core : cores) {
+        auto& samples = samples_[core.core];
+        samples.push_back({sim_end_s, interval_s, core.busy_s});
+        if (samples.size() > kept_) samples.erase(samples.begin(), samples.end() - long(kept_));
+    }
+    ActivityRecord record;
+    record.pid = pid_;
+    record.updated_wall_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    for (const auto& [core, samples] : samples_) record.cores.push_back({core, samples});
+    state_.write_activity(record);
+}
+
+}  // namespace nsim::driver

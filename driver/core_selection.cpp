@@ -1,0 +1,64 @@
+#include "core_selection.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace nsim::runtime {
+namespace {
+
+uint32_t parse_number(const std::string& text, const std::string& variable, const std::string& whole) {
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+        throw std::invalid_argument(fmt::format("{}='{}' is not a core number, range or list (e.g. 0-3)", variable, whole));
+    return uint32_t(std::stoul(text));
+}
+
+}  // namespace
+
+CoreRequest parse_core_request(const std::optional<std::string>& visible_cores, const std::optional<std::string>& num_cores,
+                               uint32_t total_cores) {
+    CoreRequest request;
+    if (visible_cores && !visible_cores->empty()) {
+        const std::string& text = *visible_cores;
+        size_t start = 0;
+        while (start <= text.size()) {
+            const size_t comma = std::min(text.find(',', start), text.size());
+            const std::string item = text.substr(start, comma - start);
+            const size_t dash = item.find('-');
+            const uint32_t first = parse_number(item.substr(0, dash), "NEURON_RT_VISIBLE_CORES", text);
+            const uint32_t last = dash == std::string::npos ? first
+                                                            : parse_number(item.substr(dash + 1), "NEURON_RT_VISIBLE_CORES", text);
+            if (last < first)
+                throw std::invalid_argument(fmt::format("NEURON_RT_VISIBLE_CORES='{}': range {} ends before it starts", text, item));
+            if (last >= total_cores)
+                throw std::invalid_argument(fmt::format("NEURON_RT_VISIBLE_CORES='{}' names nc{}, but the instance has {} "
+                                                        "NeuronCores (nc0-nc{})", text, last, total_cores, total_cores - 1));
+            for (uint32_t c = first; c <= last; ++c) request.visible.push_back(c);
+            start = comma + 1;
+        }
+        std::sort(request.visible.begin(), request.visible.end());
+        request.visible.erase(std::unique(request.visible.begin(), request.visible.end()), request.visible.end());
+        return request;
+    }
+    if (num_cores && !num_cores->empty()) {
+        request.count = parse_number(*num_cores, "NEURON_RT_NUM_CORES", *num_cores);
+        if (request.count > total_cores)
+            throw std::invalid_argument(fmt::format("NEURON_RT_NUM_CORES={} exceeds the instance's {} NeuronCores",
+                                                    request.count, total_cores));
+    }
+    return request;
+}
+
+std::string describe_cores(const std::vector<uint32_t>& cores) {
+    std::string text;
+    for (size_t i = 0; i < cores.size();) {
+        size_t j = i;
+        while (j + 1 < cores.size() && cores[j + 1] == cores[j] + 1) ++j;
+        text += fmt::format("{}nc{}-nc{}", text.empty() ? "" : ",", cores[i], cores[j]);
+        i = j + 1;
+    }
+    return text;
+}
+
+}  // namespace nsim::runtime

@@ -1,0 +1,47 @@
+#include "engine_executor.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/engine_scheduler.h"
+
+namespace nsim::runtime {
+
+ExecutionResult EngineExecutor::execute(sim::Platform& platform, const LoadedProgram& program, const ExecutionRequest& request) {
+    sim::core::ProgramPlacement placement;
+    for (const auto& c : program.cores) placement.cores.push_back({c.device, c.core});
+    // Channel 0 starts at device address 0, so the region's device address is its offset there.
+    placement.device_region = program.device_region;
+    placement.device_region_bytes = program.device_region_bytes;
+    placement.host_region = program.host_region;
+    placement.host_region_bytes = program.host_region_bytes;
+    sim::core::ExecutionOptions options;
+    options.functional = request.functional;
+    options.iterations = request.iterations;
+    ExecutionResult result;
+    try {
+        sim::core::EngineScheduler scheduler(platform, *program.program, placement, options);
+        const sim::core::RunStatistics stats = scheduler.run();
+        result.device_seconds = stats.time_s;
+        result.cycles = stats.cycles;
+        result.core_busy_s.assign(program.cores.size(), 0.0);
+        for (const auto& queue : stats.queues)
+            if (queue.core < result.core_busy_s.size())
+                result.core_busy_s[queue.core] = std::max(result.core_busy_s[queue.core], queue.busy_s);
+        if (request.timeout_s > 0 && stats.time_s > request.timeout_s) {
+            result.timed_out = true;
+            result.message = fmt::format("execution took {:g} s of simulated time, over the {:g} s timeout (NEURON_RT_EXEC_TIMEOUT)",
+                                         stats.time_s, request.timeout_s);
+            return result;
+        }
+        result.ok = true;
+    } catch (const sim::core::RunError& e) {
+        result.message = e.what();
+        const std::string text = result.message;
+        result.message = text.substr(0, text.find('\n'));  // one line; the deadlock report follows it
+    }
+    return result;
+}
+
+}  // namespace nsim::runtime

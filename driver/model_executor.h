@@ -1,0 +1,51 @@
+// The seam between the runtime and the NeuronCore engines: the runtime loads a program (validated,
+// device memory allocated, weights and instruction streams copied over PCIe) and hands an executor
+// where everything is; the executor runs the instruction streams on the claimed cores and reports
+// what it took. The fields mirror sim::core::ProgramPlacement, so the engines' EngineScheduler can
+// implement this directly.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "isa/container.h"
+#include "platform/platform.h"
+
+namespace nsim::runtime {
+
+struct LoadedProgram {
+    const isa::Container* program = nullptr;
+    struct Core {
+        unsigned device = 0;
+        unsigned core = 0;            // physical core within the device
+    };
+    std::vector<Core> cores;          // by program core
+    uint64_t device_region = 0;       // device address (in memory channel 0) of the DRAM tensors' region
+    uint64_t device_region_bytes = 0;
+    uint64_t host_region = 0;         // host physical address of the HOST tensors' region
+    uint64_t host_region_bytes = 0;
+};
+
+struct ExecutionRequest {
+    uint32_t iterations = 1;
+    bool functional = true;           // compute real values (the runtime moves real tensors)
+    double timeout_s = 0;             // NEURON_RT_EXEC_TIMEOUT, simulated seconds; 0 = none
+};
+
+struct ExecutionResult {
+    bool ok = false;
+    std::string message;              // why not, one line
+    bool timed_out = false;
+    double device_seconds = 0;        // simulated time the engines ran
+    uint64_t cycles = 0;
+    std::vector<double> core_busy_s;  // by program core: time any of its engines was busy
+};
+
+class ModelExecutor {
+public:
+    virtual ~ModelExecutor() = default;
+    virtual ExecutionResult execute(sim::Platform& platform, const LoadedProgram& program, const ExecutionRequest& request) = 0;
+};
+
+}  // namespace nsim::runtime

@@ -1,0 +1,496 @@
+#include "runtime.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "core_selection.h"
+#include "host_time.h"
+#include "isa/container_io.h"
+#include "isa/encoding.h"
+#include "isa/validator.h"
+#include "runtime_limits.h"
+
+namespace nsim::runtime {
+namespace {
+
+std::optional<std::string> environment(const char* name) {
+    const char* value = std::getenv(name);
+    if (!value) return std::nullopt;
+    return std::string(value);
+}
+
+constexpr size_t kActivitySamplesKept = 64;  // per core, enough for neuron-top's window
+
+}  // namespace
+
+Runtime::Runtime(const config::HostSpec& spec, RuntimeOptions options) : spec_(spec), options_(std::move(options)) {
+    if (!options_.visible_cores) options_.visible_cores = environment("NEURON_RT_VISIBLE_CORES");
+    if (!options_.num_cores) options_.num_cores = environment("NEURON_RT_NUM_CORES");
+    if (!options_.exec_timeout_s) {
+        if (auto text = environment("NEURON_RT_EXEC_TIMEOUT")) {
+            try {
+                options_.exec_timeout_s = std::stod(*text);
+            } catch (const std::exception&) {
+                throw std::invalid_argument(fmt::format("NEURON_RT_EXEC_TIMEOUT='{}' is not a number of seconds", *text));
+            }
+        }
+    }
+    const auto home = options_.home.empty() ? driver::HostState::default_home() : options_.home;
+    state_ = std::make_unique<driver::HostState>(home, spec_.instance.name);
+    host_ = std::make_unique<driver::SimulatedHost>(spec_, driver::SimulatedHost::faults_from(*state_));
+    driver_ = std::make_unique<driver::NeuronDriver>(host_->platform(), *state_);
+}
+
+Runtime::~Runtime() {
+    try {
+        close();
+    } catch (...) {
+    }
+}
+
+NrtStatus Runtime::fail(NrtStatus status, const std::string& where, const std::string& message) {
+    last_error_ = fmt::format("NRT:{} {}", where, message);
+    return status;
+}
+
+uint32_t Runtime::cores_per_vnc() const { return std::max<uint32_t>(1, spec_.chip.logical_neuroncore_config); }
+uint32_t Runtime::vnc_per_device() const { return spec_.chip.cores_per_device / cores_per_vnc(); }
+uint32_t Runtime::total_vnc_count() const { return spec_.instance.devices * vnc_per_device(); }
+
+std::vector<driver::CoreId> Runtime::physical_cores(uint32_t vnc) const {
+    std::vector<driver::CoreId> cores;
+    const unsigned device = vnc / vnc_per_device();
+    for (uint32_t i = 0; i < cores_per_vnc(); ++i) cores.push_back({device, (vnc % vnc_per_device()) * cores_per_vnc() + i});
+    return cores;
+}
+
+NrtStatus Runtime::claim(const std::vector<uint32_t>& named, uint32_t count) {
+    const std::string where = "nrt_allocate_neuron_cores";
+    driver::HostState::Lock lock = state_->lock();
+    const int me = driver_->session().identity().pid;
+    std::map<driver::CoreId, driver::ProcessRecord> holders;
+    for (const driver::ProcessRecord& p : state_->live_processes())
+        if (p.pid != me)
+            for (const driver::CoreId& c : p.cores) holders[c] = p;
+    auto holder_of = [&](uint32_t vnc) -> const driver::ProcessRecord* {
+        for (const driver::CoreId& c : physical_cores(vnc)) {
+            auto it = holders.find(c);
+            if (it != holders.end()) return &it->second;
+        }
+        return nullptr;
+    };
+    std::vector<uint32_t> wanted = named;
+    if (wanted.empty() && count == 0)
+        for (uint32_t v = 0; v < total_vnc_count(); ++v) wanted.push_back(v);
+    if (!wanted.empty()) {
+        uint32_t available = 0;
+        const driver::ProcessRecord* holder = nullptr;
+        uint32_t held = 0;
+        for (uint32_t v : wanted) {
+            if (const auto* h = holder_of(v)) {
+                if (!holder) holder = h, held = v;
+            } else {
+                ++available;
+            }
+        }
+        if (holder)
+            return fail(NrtStatus::Resource, where,
+                        fmt::format("NeuronCore(s) not available - Requested:{} Available:{} (nc{} is in use by PID {}: {})",
+                                    describe_cores(wanted), available, held, holder->pid, holder->command));
+    } else {
+        for (uint32_t v = 0; v < total_vnc_count() && wanted.size() < count; ++v)
+            if (!holder_of(v)) wanted.push_back(v);
+        if (wanted.size() < count)
+            return fail(NrtStatus::Resource, where,
+                        fmt::format("NeuronCore(s) not available - Requested:{} NeuronCores Available:{}", count, wanted.size()));
+    }
+    driver_->session().update([&](driver::ProcessRecord& r) {
+        for (uint32_t v : wanted)
+            for (const driver::CoreId& c : physical_cores(v)) r.cores.push_back(c);
+    });
+    claimed_ = wanted;
+    return NrtStatus::Success;
+}
+
+void Runtime::release_claim() {
+    driver_->session().update([&](driver::ProcessRecord& r) { r.cores.clear(); });
+    claimed_.clear();
+}
+
+NrtStatus Runtime::init() {
+    const std::string where = "nrt_init";
+    if (initialized_) return NrtStatus::Success;
+    try {
+        driver_->attach();
+    } catch (const driver::DriverError& e) {
+        if (e.error() == ENODEV && !driver_->loaded())
+            return fail(NrtStatus::Failure, where,
+                        "Unable to determine Neuron Driver version. Please check aws-neuron-dkms package is installed. "
+                        "(the simulated host's neuron module is not loaded; run: neuron-sim modprobe)");
+        return fail(NrtStatus::Failure, where, e.what());
+    }
+    CoreRequest request;
+    try {
+        request = parse_core_request(options_.visible_cores, options_.num_cores, total_vnc_count());
+    } catch (const std::invalid_argument& e) {
+        return fail(NrtStatus::Invalid, where, e.what());
+    }
+    if (const NrtStatus status = claim(request.visible, request.count); status != NrtStatus::Success) return status;
+
+    std::map<unsigned, uint32_t> core_maps;  // device -> physical core bitmap
+    for (uint32_t v : claimed_)
+        for (const driver::CoreId& c : physical_cores(v)) core_maps[c.device] |= 1u << c.core;
+    for (const auto& [device, map] : core_maps) {
+        try {
+            driver_->open(device);
+            open_devices_.push_back(device);
+        } catch (const driver::DriverError& e) {
+            close();
+            closed_ = false;
+            return fail(NrtStatus::Failure, where,
+                        fmt::format("Failed to initialize devices: {} (recover with: neuron-sim rmmod && neuron-sim modprobe)", e.what()));
+        }
+    }
+    if (options_.reset_cores) {
+        for (const auto& [device, map] : core_maps) {
+            std::string message;
+            if (!driver_->reset_cores(device, map, &message)) {
+                close();
+                closed_ = false;
+                return fail(NrtStatus::Failure, where, fmt::format("Failed to reset NeuronCores: {}", message));
+            }
+        }
+    }
+    initialized_ = true;
+    closed_ = false;
+    return NrtStatus::Success;
+}
+
+void Runtime::free_model_memory(Model& model) {
+    for (uint64_t handle : model.handles) {
+        try {
+            driver_->mem_free(handle);
+        } catch (const driver::DriverError&) {
+        }
+    }
+    model.handles.clear();
+}
+
+void Runtime::close() {
+    for (auto& model : models_) free_model_memory(*model);
+    models_.clear();
+    for (auto& tensor : tensors_)
+        if (tensor->handle) {
+            try {
+                driver_->mem_free(tensor->handle);
+            } catch (const driver::DriverError&) {
+            }
+        }
+    tensors_.clear();
+    for (unsigned device : open_devices_) driver_->close(device);
+    open_devices_.clear();
+    if (!claimed_.empty()) release_claim();
+    driver_->session().update([](driver::ProcessRecord& r) { r.models.clear(); });
+    if (initialized_) closed_ = true;
+    initialized_ = false;
+}
+
+NrtStatus Runtime::check_usable(const std::string& where) {
+    if (!initialized_) return fail(closed_ ? NrtStatus::Closed : NrtStatus::Uninitialized, where,
+                                   closed_ ? "the runtime has been closed" : "nrt_init has not been called");
+    for (unsigned device : open_devices_)
+        if (driver_->device_state(device) != driver::DeviceState::Ready)
+            return fail(NrtStatus::HwError, where,
+                        fmt::format("nd{} is in an invalid state (recover with: neuron-sim rmmod && neuron-sim modprobe)", device));
+    return NrtStatus::Success;
+}
+
+NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** out) {
+    const std::string where = "nrt_load";
+    if (const NrtStatus s = check_usable(where); s != NrtStatus::Success) return s;
+    const double start = driver::host_time::now_s();
+    auto model = std::make_unique<Model>();
+    try {
+        model->program = isa::read_container(neff);
+    } catch (const isa::ContainerError& e) {
+        return fail(NrtStatus::Invalid, where, fmt::format("invalid model: {}", e.what()));
+    }
+    const isa::Container& program = model->program;
+    const uint32_t generation = generation_of_chip(spec_.chip);
+    if (program.generation != generation)
+        return fail(NrtStatus::UnsupportedNeffVersion, where,
+                    fmt::format("the model is for NeuronCore-v{}, but {} has {}", program.generation, spec_.instance.name,
+                                spec_.chip.core.name));
+    const auto problems = isa::validate(program, limits_of_chip(spec_.chip));
+    if (!problems.empty())
+        return fail(NrtStatus::Invalid, where,
+                    fmt::format("invalid model: {}{}", problems.front().text(),
+                                problems.size() > 1 ? fmt::format(" (and {} more problems)", problems.size() - 1) : ""));
+
+    // Program core i runs on the i-th physical core of this process's cores, from `vnc` on.
+    const uint32_t first = vnc < 0 ? (claimed_.empty() ? 0 : claimed_.front()) : uint32_t(vnc);
+    const auto position = std::find(claimed_.begin(), claimed_.end(), first);
+    if (position == claimed_.end())
+        return fail(NrtStatus::Invalid, where, fmt::format("Could not find VNC id {} (this process holds {})", first,
+                                                           describe_cores(claimed_)));
+    for (auto it = position; it != claimed_.end(); ++it)
+        for (const driver::CoreId& c : physical_cores(*it)) model->loaded.cores.push_back({c.device, c.core});
+    if (model->loaded.cores.size() < program.cores_needed)
+        return fail(NrtStatus::LoadNotEnoughNc, where,
+                    fmt::format("the model needs {} NeuronCores, this process holds {} from nc{} on", program.cores_needed,
+                                model->loaded.cores.size(), first));
+    model->loaded.cores.resize(program.cores_needed);
+    model->vnc = first;
+    model->id = next_model_id_++;
+    model->name = program.metadata_value("model").empty() ? fmt::format("model{}", model->id) : program.metadata_value("model");
+    model->loaded.program = &model->program;
+
+    for (const isa::TensorInfo& t : program.tensors) {
+        const uint64_t end = t.offset + t.size_bytes();
+        if (t.location == isa::TensorLocation::Device) model->loaded.device_region_bytes = std::max(model->loaded.device_region_bytes, end);
+        else model->loaded.host_region_bytes = std::max(model->loaded.host_region_bytes, end);
+    }
+    std::vector<unsigned> devices;
+    for (const auto& c : model->loaded.cores)
+        if (std::find(devices.begin(), devices.end(), c.device) == devices.end()) devices.push_back(c.device);
+    auto first_core_on = [&](unsigned device) {
+        for (const auto& c : model->loaded.cores)
+            if (c.device == device) return c.core;
+        return 0u;
+    };
+    const double dma_before = driver_->dma_seconds();
+    try {
+        // The DRAM tensors' region, at the same place on every device the model uses (channel 0).
+        std::map<unsigned, uint64_t> regions;
+        for (unsigned device : devices) {
+            const uint64_t handle = driver_->mem_alloc(device, std::max<uint64_t>(1, model->loaded.device_region_bytes), 0,
+                                                       first_core_on(device), driver::Lifespan::Process);
+            model->handles.push_back(handle);
+            regions[device] = handle;
+            if (device == devices.front()) {
+                model->region_handle = handle;
+                model->loaded.device_region = driver_->chunk(handle).address;
+            } else if (driver_->chunk(handle).address != model->loaded.device_region) {
+                free_model_memory(*model);
+                return fail(NrtStatus::Resource, where, "the model's device memory region cannot sit at the same address on every device it uses");
+            }
+            model->device_bytes += driver_->chunk(handle).size;
+        }
+        if (model->loaded.host_region_bytes > 0) {
+            model->host_region_handle = driver_->mem_alloc(devices.front(), model->loaded.host_region_bytes, 0,
+                                                           first_core_on(devices.front()), driver::Lifespan::Process, true);
+            model->handles.push_back(model->host_region_handle);
+            model->loaded.host_region = driver_->chunk(model->host_region_handle).address;
+        }
+        // Instruction streams: each into device memory of the core that runs it.
+        for (const isa::InstructionStream& stream : program.streams) {
+            std::vector<uint8_t> code;
+            for (const isa::Instruction& instruction : stream.instructions) isa::encode(instruction, code);
+            if (code.empty()) continue;
+            const auto& core = model->loaded.cores.at(stream.core);
+            const uint64_t handle = driver_->mem_alloc(core.device, code.size(), driver_->channel_of_core(core.core), core.core,
+                                                       driver::Lifespan::Process);
+            model->handles.push_back(handle);
+            model->device_bytes += driver_->chunk(handle).size;
+            driver_->copy_to_device(handle, 0, code.data(), code.size());
+            model->dma_bytes += code.size();
+        }
+        // Weights and constants.
+        for (const isa::TensorInfo& t : program.tensors) {
+            if (t.data.empty()) continue;
+            if (t.location == isa::TensorLocation::Device) {
+                for (const auto& [device, handle] : regions) driver_->copy_to_device(handle, t.offset, t.data.data(), t.data.size());
+                model->dma_bytes += t.data.size() * regions.size();
+            } else {
+                driver_->copy_to_device(model->host_region_handle, t.offset, t.data.data(), t.data.size());
+            }
+        }
+    } catch (const driver::DriverError& e) {
+        free_model_memory(*model);
+        const NrtStatus status = e.error() == ENOMEM ? NrtStatus::Resource
+                               : e.error() == ETIMEDOUT ? NrtStatus::Timeout : NrtStatus::Failure;
+        return fail(status, where, e.what());
+    }
+    model->load_time_s = driver::host_time::now_s() - start;
+    (void)dma_before;
+    driver::ModelRecord record;
+    record.id = model->id;
+    record.name = model->name;
+    for (const auto& c : model->loaded.cores) {
+        record.cores.push_back({c.device, c.core});
+        driver_->count_model_load(c.device, c.core);
+    }
+    record.load_time_s = model->load_time_s;
+    record.device_bytes = model->device_bytes;
+    driver_->session().update([&](driver::ProcessRecord& r) { r.models.push_back(record); });
+    *out = model.get();
+    models_.push_back(std::move(model));
+    return NrtStatus::Success;
+}
+
+NrtStatus Runtime::unload(Model* model) {
+    auto it = std::find_if(models_.begin(), models_.end(), [&](const auto& m) { return m.get() == model; });
+    if (it == models_.end()) return fail(NrtStatus::InvalidHandle, "nrt_unload", "not a loaded model");
+    free_model_memory(**it);
+    const uint32_t id = (*it)->id;
+    driver_->session().update([&](driver::ProcessRecord& r) {
+        r.models.erase(std::remove_if(r.models.begin(), r.models.end(), [&](const auto& m) { return m.id == id; }), r.models.end());
+    });
+    models_.erase(it);
+    return NrtStatus::Success;
+}
+
+NrtStatus Runtime::move_tensor(Model& model, const isa::TensorInfo& info, Tensor& tensor, bool into_model) {
+    const uint64_t region = info.location == isa::TensorLocation::Device ? model.region_handle : model.host_region_handle;
+    const uint64_t size = std::min(info.size_bytes(), tensor.size);
+    std::vector<uint8_t> staging;
+    try {
+        if (tensor.placement == TensorPlacement::Device) {
+            // Device to device goes through the host here (no device-side copy engine call yet).
+            staging.resize(size);
+            if (into_model) {
+                driver_->copy_from_device(tensor.handle, 0, staging.data(), size);
+                driver_->copy_to_device(region, info.offset, staging.data(), size);
+            } else {
+                driver_->copy_from_device(region, info.offset, staging.data(), size);
+                driver_->copy_to_device(tensor.handle, 0, staging.data(), size);
+            }
+        } else if (into_model) {
+            driver_->copy_to_device(region, info.offset, tensor.host.data(), size);
+        } else {
+            driver_->copy_from_device(region, info.offset, tensor.host.data(), size);
+        }
+    } catch (const driver::DriverError& e) {
+        return fail(e.error() == ETIMEDOUT ? NrtStatus::Timeout : NrtStatus::Failure, "nrt_execute", e.what());
+    }
+    return NrtStatus::Success;
+}
+
+void Runtime::record_activity(const Model& model, const ExecutionResult& result) {
+    driver::ActivityRecord record;
+    record.pid = driver_->session().identity().pid;
+    record.updated_wall_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    for (size_t i = 0; i < model.loaded.cores.size(); ++i) {
+        auto& samples = activity_[{model.loaded.cores[i].device, model.loaded.cores[i].core}];
+        const double busy = i < result.core_busy_s.size() ? result.core_busy_s[i] : result.device_seconds;
+        samples.push_back({driver::host_time::now_s(), result.device_seconds, busy});
+        if (samples.size() > kActivitySamplesKept) samples.erase(samples.begin());
+    }
+    for (const auto& [core, samples] : activity_) record.cores.push_back({{core.first, core.second}, samples});
+    state_->write_activity(record);
+}
+
+NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* outputs) {
+    const std::string where = "nrt_execute";
+    if (const NrtStatus s = check_usable(where); s != NrtStatus::Success) return s;
+    if (std::none_of(models_.begin(), models_.end(), [&](const auto& m) { return m.get() == model; }))
+        return fail(NrtStatus::InvalidHandle, where, "not a loaded model");
+    for (const isa::TensorInfo& info : model->program.tensors) {
+        if (info.role != isa::TensorRole::Input) continue;
+        auto it = inputs.tensors.find(info.name);
+        if (it == inputs.tensors.end() || !it->second)
+            return fail(NrtStatus::ExecBadInput, where, fmt::format("input tensor '{}' is missing", info.name));
+        if (it->second->size < info.size_bytes())
+            return fail(NrtStatus::ExecBadInput, where, fmt::format("input tensor '{}' has {} bytes, the model needs {}",
+                                                                    info.name, it->second->size, info.size_bytes()));
+        if (const NrtStatus s = move_tensor(*model, info, *it->second, true); s != NrtStatus::Success) return s;
+    }
+    if (!executor_)
+        return fail(NrtStatus::Failure, where, "no instruction executor is installed (the NeuronCore engines are not wired to the runtime)");
+    ExecutionRequest request;
+    request.timeout_s = options_.exec_timeout_s.value_or(0);
+    const ExecutionResult result = executor_->execute(platform(), model->loaded, request);
+    if (!result.ok) return fail(result.timed_out ? NrtStatus::Timeout : NrtStatus::ExecCompletedWithErr, where, result.message);
+    if (outputs)
+        for (const isa::TensorInfo& info : model->program.tensors) {
+            if (info.role != isa::TensorRole::Output) continue;
+            auto it = outputs->tensors.find(info.name);
+            if (it == outputs->tensors.end() || !it->second) continue;
+            if (const NrtStatus s = move_tensor(*model, info, *it->second, false); s != NrtStatus::Success) return s;
+        }
+    for (const auto& c : model->loaded.cores) driver_->count_inferences(c.device, c.core, 1);
+    record_activity(*model, result);
+    return NrtStatus::Success;
+}
+
+NrtStatus Runtime::tensor_allocate(TensorPlacement placement, int32_t vnc, uint64_t size, const std::string& name, Tensor** out) {
+    const std::string where = "nrt_tensor_allocate";
+    if (const NrtStatus s = check_usable(where); s != NrtStatus::Success) return s;
+    auto tensor = std::make_unique<Tensor>();
+    tensor->name = name;
+    tensor->placement = placement;
+    tensor->size = size;
+    if (placement == TensorPlacement::Device) {
+        const uint32_t core = vnc < 0 ? claimed_.front() : uint32_t(vnc);
+        if (std::find(claimed_.begin(), claimed_.end(), core) == claimed_.end())
+            return fail(NrtStatus::Invalid, where, fmt::format("Could not find VNC id {} (this process holds {})", core,
+                                                               describe_cores(claimed_)));
+        tensor->vnc = core;
+        const driver::CoreId physical = physical_cores(core).front();
+        try {
+            tensor->handle = driver_->mem_alloc(physical.device, std::max<uint64_t>(1, size),
+                                                driver_->channel_of_core(physical.core), physical.core, driver::Lifespan::Process);
+        } catch (const driver::DriverError& e) {
+            return fail(NrtStatus::Resource, where, e.what());
+        }
+    } else {
+        tensor->host.assign(size, 0);
+    }
+    *out = tensor.get();
+    tensors_.push_back(std::move(tensor));
+    return NrtStatus::Success;
+}
+
+void Runtime::tensor_free(Tensor** tensor) {
+    if (!tensor || !*tensor) return;
+    auto it = std::find_if(tensors_.begin(), tensors_.end(), [&](const auto& t) { return t.get() == *tensor; });
+    if (it != tensors_.end()) {
+        if ((*it)->handle) driver_->mem_free((*it)->handle);
+        tensors_.erase(it);
+    }
+    *tensor = nullptr;
+}
+
+NrtStatus Runtime::tensor_write(Tensor* tensor, const void* data, uint64_t offset, uint64_t size) {
+    const std::string where = "nrt_tensor_write";
+    if (!tensor) return fail(NrtStatus::InvalidHandle, where, "no tensor");
+    if (offset > tensor->size || size > tensor->size - offset)
+        return fail(NrtStatus::Invalid, where, fmt::format("{} bytes at offset {} do not fit tensor '{}' ({} bytes)", size,
+                                                           offset, tensor->name, tensor->size));
+    if (tensor->placement != TensorPlacement::Device) {
+        std::copy_n(static_cast<const uint8_t*>(data), size, tensor->host.begin() + offset);
+        return NrtStatus::Success;
+    }
+    if (const NrtStatus s = check_usable(where); s != NrtStatus::Success) return s;
+    try {
+        driver_->copy_to_device(tensor->handle, offset, data, size);
+    } catch (const driver::DriverError& e) {
+        return fail(e.error() == ETIMEDOUT ? NrtStatus::Timeout : NrtStatus::Failure, where, e.what());
+    }
+    return NrtStatus::Success;
+}
+
+NrtStatus Runtime::tensor_read(const Tensor* tensor, void* data, uint64_t offset, uint64_t size) {
+    const std::string where = "nrt_tensor_read";
+    if (!tensor) return fail(NrtStatus::InvalidHandle, where, "no tensor");
+    if (offset > tensor->size || size > tensor->size - offset)
+        return fail(NrtStatus::Invalid, where, fmt::format("{} bytes at offset {} do not fit tensor '{}' ({} bytes)", size,
+                                                           offset, tensor->name, tensor->size));
+    if (tensor->placement != TensorPlacement::Device) {
+        std::copy_n(tensor->host.begin() + offset, size, static_cast<uint8_t*>(data));
+        return NrtStatus::Success;
+    }
+    if (const NrtStatus s = check_usable(where); s != NrtStatus::Success) return s;
+    try {
+        driver_->copy_from_device(tensor->handle, offset, data, size);
+    } catch (const driver::DriverError& e) {
+        return fail(e.error() == ETIMEDOUT ? NrtStatus::Timeout : NrtStatus::Failure, where, e.what());
+    }
+    return NrtStatus::Success;
+}
+
+}  // namespace nsim::runtime

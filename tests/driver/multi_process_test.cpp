@@ -1,0 +1,103 @@
+// Several processes on one simulated host: disjoint cores both work, the same core gets the runtime's
+// error naming the holder, a process that dies leaves no claim, and a device left INVALID by a fault
+// fails every process's init until rmmod + modprobe. Each process (a forked child) elaborates its
+// own simulated hardware, as separate neuron-sim runs do.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "runtime.h"
+#include "runtime_test_support.h"
+
+namespace nsim {
+namespace {
+
+using runtime::NrtStatus;
+
+// A child that inits a runtime on `cores`, reports "ok" or the error, and holds its cores until released.
+test::Child holder(const test::TempHome& home, const std::string& instance, const std::string& cores, bool hold) {
+    return test::Child([&home, instance, cores, hold](std::string& message) {
+        runtime::RuntimeOptions options;
+        options.home = home.path();
+        options.visible_cores = cores;
+        runtime::Runtime rt(test::shipped_configs().host(instance), options);
+        const NrtStatus status = rt.init();
+        test::Child::send(status == NrtStatus::Success ? "ok" : rt.last_error());
+        if (hold && status == NrtStatus::Success) test::Child::wait_for_parent();
+        message = "";
+        return status == NrtStatus::Success ? 0 : 1;
+    });
+}
+
+TEST(MultiProcess, DisjointCoresBothWorkAndTheSameCoreNamesTheHolder) {
+    test::TempHome home;
+    test::Child a = holder(home, "inf2.xlarge", "0", true);
+    ASSERT_EQ(a.line(), "ok");
+    test::Child b = holder(home, "inf2.xlarge", "1", true);
+    EXPECT_EQ(b.line(), "ok");
+    test::Child c = holder(home, "inf2.xlarge", "0", false);
+    const std::string error = c.line();
+    EXPECT_EQ(c.wait(), 1);
+    EXPECT_EQ(error.rfind("NRT:nrt_allocate_neuron_cores NeuronCore(s) not available - Requested:nc0-nc0 Available:0 "
+                          "(nc0 is in use by PID " + std::to_string(a.pid()), 0), 0u) << error;
+    a.release();
+    EXPECT_EQ(a.wait(), 0);
+    // Once the holder has closed, the core is free again.
+    test::Child d = holder(home, "inf2.xlarge", "0", false);
+    EXPECT_EQ(d.line(), "ok");
+    EXPECT_EQ(d.wait(), 0);
+    b.release();
+    EXPECT_EQ(b.wait(), 0);
+}
+
+TEST(MultiProcess, AProcessThatDiesLeavesNoStaleClaim) {
+    test::TempHome home;
+    test::Child crashed([&home](std::string&) {
+        runtime::RuntimeOptions options;
+        options.home = home.path();
+        options.visible_cores = "0";
+        auto* rt = new runtime::Runtime(test::shipped_configs().host("inf1.xlarge"), options);  // never closed
+        const bool ok = rt->init() == NrtStatus::Success;
+        test::Child::send(ok ? "ok" : rt->last_error());
+        _exit(ok ? 0 : 1);  // dies without releasing anything
+        return 0;
+    });
+    ASSERT_EQ(crashed.line(), "ok");
+    ASSERT_EQ(crashed.wait(), 0);
+    EXPECT_TRUE(std::filesystem::exists(home.path() / "hosts/inf1.xlarge/processes" / fmt::format("{}.json", crashed.pid())));
+    test::Child next = holder(home, "inf1.xlarge", "0", false);
+    EXPECT_EQ(next.line(), "ok");
+    EXPECT_EQ(next.wait(), 0);
+}
+
+// firmware_hang: the bring-up of a fresh host resets every device; the firmware never acknowledges, the
+// devices stay INVALID, and every later process's init fails until rmmod + modprobe.
+TEST(MultiProcessFaults, FirmwareHangLeavesDevicesInvalidUntilRmmodAndModprobe) {
+    test::TempHome home;
+    {
+        driver::HostState state(home.path(), "inf2.xlarge");
+        driver::FaultSwitches(state).set(driver::Fault::FirmwareHang, 1);
+    }
+    test::Child first = holder(home, "inf2.xlarge", "0", false);
+    const std::string error = first.line();
+    EXPECT_EQ(first.wait(), 1);
+    EXPECT_EQ(error, "NRT:nrt_init Failed to initialize devices: nd0 is in an invalid state "
+                     "(recover with: neuron-sim rmmod && neuron-sim modprobe)");
+    test::Child again = holder(home, "inf2.xlarge", "0", false);
+    EXPECT_EQ(again.line(), error);  // still INVALID: a later process does not fix it
+    EXPECT_EQ(again.wait(), 1);
+    test::Child reload([&home](std::string&) {
+        driver::HostState state(home.path(), "inf2.xlarge");
+        driver::SimulatedHost host(test::shipped_configs().host("inf2.xlarge"), driver::SimulatedHost::faults_from(state));
+        driver::NeuronDriver driver(host.platform(), state);
+        driver.rmmod();
+        return driver.modprobe().empty() ? 0 : 1;
+    });
+    EXPECT_EQ(reload.wait(), 0);
+    test::Child after = holder(home, "inf2.xlarge", "0", false);
+    EXPECT_EQ(after.line(), "ok");
+    EXPECT_EQ(after.wait(), 0);
+}
+
+}  // namespace
+}  // namespace nsim
