@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -371,17 +370,13 @@ NrtStatus Runtime::move_tensor(Model& model, const isa::TensorInfo& info, Tensor
 }
 
 void Runtime::record_activity(const Model& model, const ExecutionResult& result) {
-    driver::ActivityRecord record;
-    record.pid = driver_->session().identity().pid;
-    record.updated_wall_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    for (size_t i = 0; i < model.loaded.cores.size(); ++i) {
-        auto& samples = activity_[{model.loaded.cores[i].device, model.loaded.cores[i].core}];
-        const double busy = i < result.core_busy_s.size() ? result.core_busy_s[i] : result.device_seconds;
-        samples.push_back({driver::host_time::now_s(), result.device_seconds, busy});
-        if (samples.size() > kActivitySamplesKept) samples.erase(samples.begin());
-    }
-    for (const auto& [core, samples] : activity_) record.cores.push_back({{core.first, core.second}, samples});
-    state_->write_activity(record);
+    if (!activity_)
+        activity_ = std::make_unique<driver::ActivityPublisher>(*state_, driver_->session().identity().pid, kActivitySamplesKept);
+    std::vector<driver::ActivityPublisher::CoreBusy> cores;
+    for (size_t i = 0; i < model.loaded.cores.size(); ++i)
+        cores.push_back({{model.loaded.cores[i].device, model.loaded.cores[i].core},
+                         i < result.core_busy_s.size() ? result.core_busy_s[i] : result.device_seconds});
+    activity_->publish(driver::host_time::now_s(), result.device_seconds, cores);
 }
 
 NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* outputs) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "activity_publisher.h"
 #include "config/host_spec.h"
 #include "isa/container.h"
 #include "model_executor.h"
@@ -121,7 +122,7 @@ private:
     std::vector<std::unique_ptr<Tensor>> tensors_;
     uint32_t next_model_id_ = 1;
     std::string last_error_;
-    std::map<std::pair<unsigned, unsigned>, std::vector<driver::ActivitySample>> activity_;
+    std::unique_ptr<driver::ActivityPublisher> activity_;
 };
 
 }  // namespace nsim::runtime
