@@ -137,6 +137,7 @@ struct InstanceSpec {
     uint32_t devices = 0;
     uint32_t vcpus = 0;
     uint64_t host_memory_bytes = 0;
+    double host_copy_bytes_per_s = 0;             // one host thread streaming memory (host-side embedding); 0 = unknown
     std::vector<std::string> pci_bdfs;            // one per device, "bb:dd.f"
     std::vector<std::vector<uint32_t>> connected_to; // per device: the devices it has a link to
     std::string topology;                         // "none", "chain", "ring", "torus" or "custom"

@@ -147,7 +147,7 @@ void check_ports(const ConfigNode& node, const NeighbourLists& links, const Chip
 
 InstanceSpec read_instance(const ConfigNode& node, const ChipCatalog& chips) {
     node.check_keys({"chip", "devices", "vcpus", "host_memory_bytes", "pci_bdfs", "topology",
-                     "connected_to", "link_bytes_per_s"});
+                     "connected_to", "link_bytes_per_s", "host_copy_bytes_per_s"});
     InstanceSpec instance;
     instance.name = node.name();
     const ChipSpec& chip = read_chip_name(node.at("chip"), chips);
@@ -158,6 +158,10 @@ InstanceSpec read_instance(const ConfigNode& node, const ChipCatalog& chips) {
     instance.host_memory_bytes = host_memory.as_bytes();
     if (instance.host_memory_bytes == 0) host_memory.fail("must be greater than zero");
     instance.pci_bdfs = read_bdfs(node.at("pci_bdfs"), instance.devices);
+    if (const auto host_copy = node.find("host_copy_bytes_per_s")) {
+        instance.host_copy_bytes_per_s = host_copy->as_quantity(Quantity::bytes_per_second);
+        if (instance.host_copy_bytes_per_s <= 0) host_copy->fail("must be greater than zero");
+    }
 
     std::optional<DeclaredTopology> declared;
     if (const auto topology = node.find("topology")) {
