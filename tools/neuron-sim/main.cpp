@@ -8,6 +8,7 @@
 #include "common/tool_main.h"
 #include "neuron-sim/info_command.h"
 #include "neuron-sim/run_command.h"
+#include "neuron-sim/serve_command.h"
 
 int sc_main(int argc, char** argv) {
     CLI::App app{"Cycle-approximate simulator of AWS Neuron machines", "neuron-sim"};
@@ -32,10 +33,20 @@ int sc_main(int argc, char** argv) {
     run_cmd->add_option("--trace", run.trace_file, "Write a Chrome trace (Perfetto opens it) to this file");
     run_cmd->add_flag("--json", run.json, "Print the report as one JSON object");
 
+    nsim::tools::ServeOptions serve;
+    CLI::App* serve_cmd = app.add_subcommand("serve", "Simulate serving a neuron-build model under closed-loop load");
+    serve_cmd->add_option("program", serve.program, "Model file (built with neuron-build)")->required()->check(CLI::ExistingFile);
+    serve_cmd->add_option("--clients", serve.clients, "Closed-loop clients")->check(CLI::Range(1u, 100000u));
+    serve_cmd->add_option("--requests", serve.requests, "Requests each client sends")->check(CLI::Range(1u, 1000000u));
+    serve_cmd->add_option("--max-batch-delay", serve.max_batch_delay_ms, "Milliseconds a free copy waits for its batch to fill")
+        ->check(CLI::Range(0.0, 1e6));
+    serve_cmd->add_flag("--json", serve.json, "Print the report as one JSON object");
+
     return nsim::tools::run_tool(app, argc, argv, [&] {
         nsim::tools::MachineSelection machine{instance, config_files};
         if (*info_cmd) return nsim::tools::run_info(machine, info);
         if (*run_cmd) return nsim::tools::run_program(machine, run);
+        if (*serve_cmd) return nsim::tools::run_serve(machine, serve);
         return 0;
     });
 }

@@ -9,6 +9,8 @@
 #include "isa/container_io.h"
 #include "isa/validator.h"
 #include "neuron-as/generation_limits.h"
+#include "neuron-sim/model_run_command.h"
+#include "neuron-sim/model_session.h"
 
 namespace nsim::tools {
 namespace {
@@ -26,7 +28,10 @@ void validate_for_machine(const isa::Container& program, const MachineSelection&
 
 int run_program(const MachineSelection& machine, const RunOptions& options) {
     const config::HostSpec spec = machine.resolve();
-    const isa::Container program = isa::read_container(isa::read_file(options.program));
+    const std::vector<uint8_t> bytes = isa::read_file(options.program);
+    const isa::Container program = isa::read_container(bytes);
+    // A model from neuron-build runs as an application runs it: through the runtime and the driver.
+    if (is_built_model(program)) return run_model(machine, options, bytes);
     std::ofstream trace_out;
     if (!options.trace_file.empty()) {
         trace_out.open(options.trace_file);

@@ -1,0 +1,153 @@
+#include "neuron-sim/model_session.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "common/tool_main.h"
+#include "core/engine_scheduler.h"
+#include "host_time.h"
+
+namespace nsim::tools {
+
+// The runtime's seam to the engines, keeping the engines' whole report (per-engine busy time,
+// instruction counts) that the runtime's ExecutionResult summarises away.
+class ReportingEngineExecutor : public runtime::ModelExecutor {
+public:
+    explicit ReportingEngineExecutor(std::shared_ptr<sim::core::RunStatistics> last) : last_(std::move(last)) {}
+
+    runtime::ExecutionResult execute(sim::Platform& platform, const runtime::LoadedProgram& program,
+                                     const runtime::ExecutionRequest& request) override {
+        sim::core::ProgramPlacement placement;
+        for (const auto& c : program.cores) placement.cores.push_back({c.device, c.core});
+        placement.device_region = program.device_region;
+        placement.device_region_bytes = program.device_region_bytes;
+        placement.host_region = program.host_region;
+        placement.host_region_bytes = program.host_region_bytes;
+        sim::core::ExecutionOptions options;
+        options.functional = functional;
+        options.iterations = request.iterations;
+        options.trace = trace != nullptr;
+        runtime::ExecutionResult result;
+        try {
+            sim::core::EngineScheduler scheduler(platform, *program.program, placement, options);
+            *last_ = scheduler.run();
+            if (trace) scheduler.trace().write(*trace);
+            trace = nullptr;
+        } catch (const sim::core::RunError& e) {
+            const std::string text = e.what();
+            result.message = text.substr(0, text.find('\n'));
+            return result;
+        }
+        result.ok = true;
+        result.device_seconds = last_->time_s;
+        result.cycles = last_->cycles;
+        result.core_busy_s.assign(program.cores.size(), 0.0);
+        for (const auto& q : last_->queues)
+            if (q.core < result.core_busy_s.size()) result.core_busy_s[q.core] = std::max(result.core_busy_s[q.core], q.busy_s);
+        if (request.timeout_s > 0 && last_->time_s > request.timeout_s) {
+            result.ok = false;
+            result.timed_out = true;
+            result.message = fmt::format("execution took {:g} s of simulated time, over the {:g} s timeout (NEURON_RT_EXEC_TIMEOUT)",
+                                         last_->time_s, request.timeout_s);
+        }
+        return result;
+    }
+
+    bool functional = false;
+    std::ostream* trace = nullptr;
+
+private:
+    std::shared_ptr<sim::core::RunStatistics> last_;
+};
+
+namespace {
+
+uint32_t metadata_u32(const isa::Container& program, const std::string& key, uint32_t fallback) {
+    const std::string text = program.metadata_value(key);
+    if (text.empty()) return fallback;
+    try {
+        return uint32_t(std::stoul(text));
+    } catch (const std::exception&) {
+        throw UserError(fmt::format("the model's metadata '{}' is '{}', not a number", key, text));
+    }
+}
+
+}  // namespace
+
+bool is_built_model(const isa::Container& program) { return !program.metadata_value("model").empty(); }
+
+ModelSession::ModelSession(const config::HostSpec& spec, const std::vector<uint8_t>& container_bytes, bool functional)
+    : spec_(spec), functional_(functional), last_engines_(std::make_shared<sim::core::RunStatistics>()) {
+    try {
+        runtime_ = std::make_unique<runtime::Runtime>(spec_);
+    } catch (const std::exception& e) {
+        throw UserError(e.what());
+    }
+    auto executor = std::make_unique<ReportingEngineExecutor>(last_engines_);
+    executor->functional = functional;
+    executor_ = executor.get();
+    runtime_->set_executor(std::move(executor));
+    if (runtime_->init() != runtime::NrtStatus::Success) throw UserError(runtime_->last_error());
+    if (runtime_->load(container_bytes, -1, &model_) != runtime::NrtStatus::Success) throw UserError(runtime_->last_error());
+    for (const isa::TensorInfo& t : model_->program.tensors) {
+        if (t.role != isa::TensorRole::Input && t.role != isa::TensorRole::Output) continue;
+        runtime::Tensor* tensor = nullptr;
+        if (runtime_->tensor_allocate(runtime::TensorPlacement::Host, int32_t(model_->vnc), t.size_bytes(), t.name, &tensor) !=
+            runtime::NrtStatus::Success)
+            throw UserError(runtime_->last_error());
+        (t.role == isa::TensorRole::Input ? inputs_ : outputs_)[t.name] = tensor;
+    }
+}
+
+ModelSession::~ModelSession() = default;
+
+void ModelSession::trace_next_execution(std::ostream* out) { executor_->trace = out; }
+
+uint32_t ModelSession::copies() const {
+    return program().metadata_value("parallel") == "pipeline" ? 1 : metadata_u32(program(), "cores", 1);
+}
+uint32_t ModelSession::batch() const { return metadata_u32(program(), "batch", 1); }
+uint32_t ModelSession::sequences_per_execution() const {
+    return metadata_u32(program(), "sequences_per_execution", batch() * copies());
+}
+
+std::vector<uint8_t>& ModelSession::input(const std::string& name) {
+    auto it = inputs_.find(name);
+    if (it == inputs_.end()) throw UserError("the model has no input tensor '" + name + "'");
+    return it->second->host;
+}
+
+const std::vector<uint8_t>& ModelSession::output(const std::string& name) const {
+    auto it = outputs_.find(name);
+    if (it == outputs_.end()) throw UserError("the model has no output tensor '" + name + "'");
+    return it->second->host;
+}
+
+double ModelSession::host_embedding_s(uint32_t sequences) const {
+    if (program().metadata_value("embedding") != "host") return 0;
+    if (spec_.instance.host_copy_bytes_per_s <= 0)
+        throw UserError(fmt::format("instance {} has no host_copy_bytes_per_s in its config: the host-side embedding cannot be timed",
+                                    spec_.instance.name));
+    // Per token the host reads a word, a position and a token-type row and writes their
+    // layer-normalised sum (fp32); the normalisation itself stays in cache.
+    const double row_bytes = 4.0 * metadata_u32(program(), "hidden_size", 0);
+    const double bytes = double(sequences) * metadata_u32(program(), "seq_len", 0) * row_bytes * 4;
+    return bytes / spec_.instance.host_copy_bytes_per_s;
+}
+
+ExecutionTiming ModelSession::execute(uint32_t real_sequences) {
+    ExecutionTiming timing;
+    timing.host_embedding_s = host_embedding_s(std::min(real_sequences, sequences_per_execution()));
+    runtime::TensorSet inputs, outputs;
+    for (auto& [name, tensor] : inputs_) inputs.tensors[name] = tensor;
+    for (auto& [name, tensor] : outputs_) outputs.tensors[name] = tensor;
+    const double start = driver::host_time::now_s();
+    if (runtime_->execute(model_, inputs, &outputs) != runtime::NrtStatus::Success) throw UserError(runtime_->last_error());
+    timing.runtime_call_s = driver::host_time::now_s() - start;
+    timing.engines = *last_engines_;
+    timing.device_s = last_engines_->time_s;
+    return timing;
+}
+
+}  // namespace nsim::tools

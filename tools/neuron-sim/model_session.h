@@ -1,0 +1,69 @@
+// A model built by neuron-build, loaded and executed the way an application does it: through the
+// nrt-style runtime on the emulated driver (cores claimed, code and weights DMAed over PCIe, inputs
+// host->device, execute, outputs device->host). One execution's timing is split into its parts:
+// host-side embedding (when the program takes embeddings), the runtime call (PCIe copies + engines),
+// the engines alone. Shared by `neuron-sim run` and `neuron-sim serve`.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "config/host_spec.h"
+#include "core/run_statistics.h"
+#include "isa/container.h"
+#include "runtime.h"
+
+namespace nsim::tools {
+
+// Whether a container is a model from neuron-build (it names its model) rather than a bare program.
+bool is_built_model(const isa::Container& program);
+
+struct ExecutionTiming {
+    double host_embedding_s = 0;   // host CPU: embedding rows for the real sequences (0 on-device)
+    double runtime_call_s = 0;     // nrt_execute: inputs over PCIe, engines, outputs over PCIe
+    double device_s = 0;           // the engines alone
+    double end_to_end_s() const { return host_embedding_s + runtime_call_s; }
+    sim::core::RunStatistics engines;
+};
+
+class ModelSession {
+public:
+    // Throws UserError (one line) when the runtime refuses: cores busy, device not ready, wrong generation...
+    ModelSession(const config::HostSpec& spec, const std::vector<uint8_t>& container_bytes, bool functional);
+    ~ModelSession();
+
+    const isa::Container& program() const { return model_->program; }
+    double load_time_s() const { return model_->load_time_s; }
+    uint32_t sequences_per_execution() const;   // batch x copies
+    uint32_t copies() const;                    // data-parallel model copies (1 for pipeline)
+    uint32_t batch() const;                     // sequences per copy per execution
+
+    // Input tensor by name (host memory), to fill before execute(); outputs after it.
+    std::vector<uint8_t>& input(const std::string& name);
+    const std::vector<uint8_t>& output(const std::string& name) const;
+
+    // The next execution also writes its Chrome trace here (null: none).
+    void trace_next_execution(std::ostream* out);
+
+    // One execution; `real_sequences` (default: all) is how many rows the host embeds.
+    ExecutionTiming execute(uint32_t real_sequences = UINT32_MAX);
+
+    // Host CPU time to embed `sequences` sequences (0 when the device embeds).
+    double host_embedding_s(uint32_t sequences) const;
+
+private:
+
+    config::HostSpec spec_;
+    bool functional_;
+    std::unique_ptr<runtime::Runtime> runtime_;
+    runtime::Model* model_ = nullptr;
+    std::shared_ptr<sim::core::RunStatistics> last_engines_;
+    class ReportingEngineExecutor* executor_ = nullptr;
+    std::map<std::string, runtime::Tensor*> inputs_, outputs_;
+};
+
+}  // namespace nsim::tools
