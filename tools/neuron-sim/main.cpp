@@ -7,6 +7,9 @@
 
 #include "common/tool_main.h"
 #include "neuron-sim/info_command.h"
+#include "neuron-sim/fault_command.h"
+#include "neuron-sim/modprobe_command.h"
+#include "neuron-sim/rmmod_command.h"
 #include "neuron-sim/run_command.h"
 #include "neuron-sim/serve_command.h"
 
@@ -42,9 +45,27 @@ int sc_main(int argc, char** argv) {
         ->check(CLI::Range(0.0, 1e6));
     serve_cmd->add_flag("--json", serve.json, "Print the report as one JSON object");
 
+    CLI::App* modprobe_cmd = app.add_subcommand("modprobe", "Load the simulated neuron driver: probe and reset every device");
+    CLI::App* rmmod_cmd = app.add_subcommand("rmmod", "Unload the simulated neuron driver (refused while a device is in use)");
+    nsim::tools::FaultOptions fault;
+    CLI::App* fault_cmd = app.add_subcommand("fault", "Driver fault injection (debugfs neuron/ attributes)");
+    fault_cmd->require_subcommand(1);
+    CLI::App* fault_list = fault_cmd->add_subcommand("list", "Show every switch, its value and what it does");
+    CLI::App* fault_set = fault_cmd->add_subcommand("set", "Arm a switch: fail the next TIMES uses (-1: always, 0: off)");
+    fault_set->add_option("name", fault.name, "Switch name (see fault list)")->required();
+    fault_set->add_option("times", fault.times, "How many uses fail (default 1; -1 always; 0 off)");
+    CLI::App* fault_clear = fault_cmd->add_subcommand("clear", "Disarm one switch, or all");
+    fault_clear->add_option("name", fault.name, "Switch name (default: all)");
+
     return nsim::tools::run_tool(app, argc, argv, [&] {
         nsim::tools::MachineSelection machine{instance, config_files};
         if (*info_cmd) return nsim::tools::run_info(machine, info);
+        if (*modprobe_cmd) return nsim::tools::run_modprobe(machine);
+        if (*rmmod_cmd) return nsim::tools::run_rmmod(machine);
+        if (*fault_cmd) {
+            fault.action = *fault_list ? "list" : *fault_set ? "set" : "clear";
+            return nsim::tools::run_fault(machine, fault);
+        }
         if (*run_cmd) return nsim::tools::run_program(machine, run);
         if (*serve_cmd) return nsim::tools::run_serve(machine, serve);
         return 0;

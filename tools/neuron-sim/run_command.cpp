@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "common/tool_main.h"
 #include "core/engine_scheduler.h"
@@ -11,6 +12,8 @@
 #include "neuron-as/generation_limits.h"
 #include "neuron-sim/model_run_command.h"
 #include "neuron-sim/model_session.h"
+#include "neuron-sim/host_presence.h"
+#include "neuron-sim/sliced_run.h"
 
 namespace nsim::tools {
 namespace {
@@ -22,6 +25,19 @@ void validate_for_machine(const isa::Container& program, const MachineSelection&
     if (problems.empty()) return;
     std::string more = problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : "";
     throw UserError("invalid program: " + problems.front().text() + more);
+}
+
+// How often (host time) a long run tells the host state how busy its cores were, for neuron-top.
+constexpr double kPublishPeriodHostS = 0.25;
+
+// Best effort: a run without a usable host state still runs; only the viewers miss it.
+std::unique_ptr<HostPresence> join_host(const config::HostSpec& spec, const sim::core::ProgramPlacement& placement) {
+    try {
+        return std::make_unique<HostPresence>(spec, placement);
+    } catch (const driver::HostStateError& e) {
+        std::cerr << "neuron-sim: warning: " << e.what() << "; neuron-ls and neuron-top will not see this run\n";
+        return nullptr;
+    }
 }
 
 }  // namespace
@@ -49,12 +65,20 @@ int run_program(const MachineSelection& machine, const RunOptions& options) {
     execution.functional = options.functional;
     execution.trace = !options.trace_file.empty();
     execution.iterations = options.iterations;
-    sim::core::EngineScheduler engines(platform, program, placement, execution);
-    const sim::core::RunStatistics stats = engines.run();
-
+    const std::unique_ptr<HostPresence> presence = join_host(spec, placement);
+    auto publish = [&](const sim::core::RunStatistics& interval) {
+        if (presence) presence->publish(interval);
+    };
+    sim::core::RunStatistics stats;
     if (execution.trace) {
+        // One trace comes from one scheduler, so a traced run is published as one interval at its end.
+        sim::core::EngineScheduler engines(platform, program, placement, execution);
+        stats = engines.run();
+        publish(stats);
         engines.trace().write(trace_out);
         if (!trace_out) throw UserError("cannot write the trace file " + options.trace_file);
+    } else {
+        stats = run_in_slices(platform, program, placement, execution, kPublishPeriodHostS, publish);
     }
     if (options.json)
         std::cout << sim::core::report_json(stats).dump(2) << "\n";

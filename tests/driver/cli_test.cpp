@@ -1,0 +1,145 @@
+// The CLI as a user types it: neuron-sim modprobe / rmmod / fault, with NEURON_SIM_HOME set to a
+// private directory; processes holding cores are forked children running the runtime.
+#include <gtest/gtest.h>
+
+#include "common/command_runner.h"
+#include "runtime.h"
+#include "runtime_test_support.h"
+
+namespace nsim {
+namespace {
+
+using runtime::NrtStatus;
+
+struct Cli {
+    test::TempHome home;
+    std::string instance;
+    explicit Cli(std::string name) : instance(std::move(name)) {}
+    test::CommandResult operator()(const std::string& args) const {
+        return test::run_command(test::tool_path("neuron-sim") + " --instance " + instance + " " + args,
+                                 "NEURON_SIM_HOME=" + home.path().string());
+    }
+    // A process that inits a runtime on nc0, reports, and optionally loads the example and holds.
+    test::Child runtime_process(bool load, bool hold) const {
+        return test::Child([this, load, hold](std::string&) {
+            runtime::RuntimeOptions options;
+            options.home = home.path();
+            options.visible_cores = "0";
+            runtime::Runtime rt(test::shipped_configs().host(instance), options);
+            NrtStatus status = rt.init();
+            runtime::Model* model = nullptr;
+            if (status == NrtStatus::Success && load) status = rt.load(test::example_program(), -1, &model);
+            test::Child::send(status == NrtStatus::Success ? "ok" : rt.last_error());
+            if (hold && status == NrtStatus::Success) test::Child::wait_for_parent();
+            return status == NrtStatus::Success ? 0 : 1;
+        });
+    }
+};
+
+TEST(Cli, ModprobeAndRmmodLoadAndUnloadTheModule) {
+    Cli cli("inf2.xlarge");
+    auto r = cli("modprobe");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out + r.err, "");
+    EXPECT_TRUE(std::filesystem::exists(cli.home.path() / "hosts/inf2.xlarge/sys/class/neuron_device/neuron0/reset"));
+    EXPECT_EQ(cli("modprobe").exit_code, 0);  // loaded already: nothing to do
+    r = cli("rmmod");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    r = cli("rmmod");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, "neuron-sim: rmmod: ERROR: Module neuron is not currently loaded\n");
+}
+
+TEST(Cli, RmmodIsRefusedWhileAProcessHoldsADevice) {
+    Cli cli("inf2.xlarge");
+    ASSERT_EQ(cli("modprobe").exit_code, 0);
+    test::Child user = cli.runtime_process(false, true);
+    ASSERT_EQ(user.line(), "ok");
+    auto r = cli("rmmod");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, "neuron-sim: rmmod: ERROR: Module neuron is in use\n");
+    user.release();
+    EXPECT_EQ(user.wait(), 0);
+    r = cli("rmmod");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(Cli, FaultListSetAndClear) {
+    Cli cli("trn1.2xlarge");
+    auto r = cli("fault set fail_dma_wait 3");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    r = cli("fault list");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(test::count_lines(r.out), 4);
+    EXPECT_NE(r.out.find("fail_dma_wait       3  "), std::string::npos) << r.out;
+    EXPECT_EQ(cli("fault clear").exit_code, 0);
+    EXPECT_NE(cli("fault list").out.find("fail_dma_wait       0  "), std::string::npos);
+    r = cli("fault set nope 1");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, "neuron-sim: unknown fault 'nope' (one of: fail_dma_wait, fail_fwio_read, fail_mc_alloc, firmware_hang)\n");
+}
+
+TEST(CliFaults, FailDmaWaitFailsTheNextLoadThenLoadsWork) {
+    Cli cli("inf2.xlarge");
+    ASSERT_EQ(cli("modprobe").exit_code, 0);
+    ASSERT_EQ(cli("fault set fail_dma_wait 1").exit_code, 0);
+    test::Child failing = cli.runtime_process(true, false);
+    EXPECT_EQ(failing.line().rfind("NRT:nrt_load DMA completion timeout on nd00 for eng 15 q0", 0), 0u);
+    EXPECT_EQ(failing.wait(), 1);
+    test::Child working = cli.runtime_process(true, false);
+    EXPECT_EQ(working.line(), "ok");
+    EXPECT_EQ(working.wait(), 0);
+}
+
+TEST(CliFaults, FailMcAllocFailsTheNextLoadThenLoadsWork) {
+    Cli cli("inf2.xlarge");
+    ASSERT_EQ(cli("modprobe").exit_code, 0);
+    ASSERT_EQ(cli("fault set fail_mc_alloc 1").exit_code, 0);
+    test::Child failing = cli.runtime_process(true, false);
+    EXPECT_EQ(failing.line().rfind("NRT:nrt_load neuron:mc_alloc: device mempool [0:0] total", 0), 0u);
+    EXPECT_EQ(failing.wait(), 1);
+    test::Child working = cli.runtime_process(true, false);
+    EXPECT_EQ(working.line(), "ok");
+    EXPECT_EQ(working.wait(), 0);
+}
+
+TEST(CliFaults, FailFwioReadLeavesTheDeviceInvalidUntilRmmodAndModprobe) {
+    Cli cli("inf2.xlarge");
+    ASSERT_EQ(cli("fault set fail_fwio_read -1").exit_code, 0);
+    auto r = cli("modprobe");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err.rfind("neuron-sim: modprobe: nd0: seq: 15, cmd: 1 timed out (device INVALID; kernel log: ", 0), 0u) << r.err;
+    EXPECT_EQ(test::count_lines(r.err), 1);
+    test::Child user = cli.runtime_process(false, false);
+    EXPECT_EQ(user.line(), "NRT:nrt_init Failed to initialize devices: nd0 is in an invalid state "
+                           "(recover with: neuron-sim rmmod && neuron-sim modprobe)");
+    EXPECT_EQ(user.wait(), 1);
+    EXPECT_EQ(cli("rmmod").exit_code, 0);   // debugfs goes with the module: the switch is off again
+    r = cli("modprobe");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    test::Child after = cli.runtime_process(true, false);
+    EXPECT_EQ(after.line(), "ok");
+    EXPECT_EQ(after.wait(), 0);
+}
+
+TEST(CliFaults, FirmwareHangFailsTheResetUntilRmmodAndModprobe) {
+    Cli cli("trn1.2xlarge");
+    ASSERT_EQ(cli("fault set firmware_hang 1").exit_code, 0);
+    auto r = cli("modprobe");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err.rfind("neuron-sim: modprobe: nd0: reset request 4294967295 was initiated, but failed to complete "
+                          "(firmware did not acknowledge within 120 s, 4 attempts) (device INVALID; kernel log: ", 0), 0u)
+        << r.err;
+    test::Child user = cli.runtime_process(false, false);
+    EXPECT_NE(user.line().find("nd0 is in an invalid state"), std::string::npos);
+    EXPECT_EQ(user.wait(), 1);
+    EXPECT_EQ(cli("rmmod").exit_code, 0);
+    r = cli("modprobe");  // the hang was armed for one bring-up
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    test::Child after = cli.runtime_process(false, false);
+    EXPECT_EQ(after.line(), "ok");
+    EXPECT_EQ(after.wait(), 0);
+}
+
+}  // namespace
+}  // namespace nsim

@@ -1,0 +1,169 @@
+// neuron-top: `--once` frames from prepared host states (utilisation per core from published
+// activity, logical cores, memory tree, tabs), the keys that switch between all processes and one,
+// and one-line errors.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "common/command_runner.h"
+#include "config/config_set.h"
+#include "neuron-top/memory_tree.h"
+#include "neuron-top/top_session.h"
+#include "prepared_host.h"
+
+namespace nsim {
+namespace {
+
+using tools::TopKey;
+using tools::TopSession;
+using tools::frame_text;
+
+std::string top() { return test::tool_path("neuron-top"); }
+
+// The line of a frame starting with `prefix`, or "".
+std::string line_starting(const std::string& frame, const std::string& prefix) {
+    size_t at = frame.rfind("\n" + prefix);
+    if (frame.rfind(prefix, 0) == 0) at = 0;
+    else if (at == std::string::npos) return "";
+    else ++at;
+    return frame.substr(at, frame.find('\n', at) - at);
+}
+
+// The percentages of a utilisation row, in order.
+std::vector<double> percentages(const std::string& line) {
+    std::vector<double> values;
+    const std::regex cell(R"(\[ *([0-9.]+)%\])");
+    for (std::sregex_iterator it(line.begin(), line.end(), cell), end; it != end; ++it) values.push_back(std::stod((*it)[1]));
+    return values;
+}
+
+TEST(NeuronTop, OnceShowsBusyCoresModelsAndTabs) {
+    test::PreparedHost host("trn1.2xlarge");
+    auto p = host.start_process("neuron-sim run bert.bin");
+    p.cores = {{0, 1}};
+    p.open_devices = {0};
+    p.models = {{10, "bert.neff", {{0, 1}}, 0.5, 512ull << 20}};
+    p.device_memory_bytes = {{0, 600ull << 20}};
+    host.write(p);
+    host.write_activity(p.pid, {{{0, 1}, 0.75}});
+
+    const auto r = test::run_command(top() + " --once --instance trn1.2xlarge", host.env());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(neuron-top running on i-[0-9a-f]{17} \(trn1\.2xlarge\))"))) << r.out;
+    EXPECT_NE(r.out.find("NeuronCore v2 Utilization (Avg: 37.50%)"), std::string::npos) << r.out;
+    EXPECT_EQ(percentages(line_starting(r.out, "ND0 ")), (std::vector<double>{0.0, 75.0})) << r.out;
+    EXPECT_NE(r.out.find("System vCPU Usage"), std::string::npos);
+    EXPECT_NE(r.out.find("Runtime vCPU Usage"), std::string::npos);
+    EXPECT_NE(line_starting(r.out, "Device Used Memory").find("Total: 600.0MB"), std::string::npos) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +\[-\] ND 0 +600\.0MB)"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +\[-\] NC 1 +512\.0MB)"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +bert\.neff +10 +512\.0MB)"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +Runtime Memory +88\.0MB)"))) << r.out;
+    const std::string tabs = line_starting(r.out, "Neuron Apps");
+    EXPECT_NE(tabs.find(">[1]:all<"), std::string::npos) << tabs;
+    EXPECT_NE(tabs.find("[2]:" + std::to_string(p.pid)), std::string::npos) << tabs;
+}
+
+TEST(NeuronTop, LogicalCoresShowTheMeanOfTheirPhysicalCores) {
+    test::PreparedHost host("trn2.48xlarge");
+    auto p = host.start_process("app");
+    p.cores = {{3, 2}, {3, 3}};
+    host.write(p);
+    host.write_activity(p.pid, {{{3, 2}, 1.0}, {{3, 3}, 0.5}});
+    const auto r = test::run_command(top() + " --once --width 200 --instance trn2.48xlarge", host.env());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("NeuronCore v3d Utilization"), std::string::npos) << r.out;
+    EXPECT_EQ(percentages(line_starting(r.out, "ND3 ")), (std::vector<double>{0.0, 75.0, 0.0, 0.0})) << r.out;
+    EXPECT_EQ(percentages(line_starting(r.out, "ND15")), (std::vector<double>{0.0, 0.0, 0.0, 0.0})) << r.out;
+}
+
+TEST(NeuronTop, IdleHostShowsEveryCoreAtZero) {
+    test::PreparedHost host("inf1.6xlarge");
+    const auto r = test::run_command(top() + " --once --instance inf1.6xlarge", host.env());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("NeuronCore v1 Utilization (Avg: 0.00%)"), std::string::npos) << r.out;
+    for (const char* row : {"ND0 ", "ND1 ", "ND2 ", "ND3 "})
+        EXPECT_EQ(percentages(line_starting(r.out, row)), (std::vector<double>(4, 0.0))) << r.out;
+    EXPECT_EQ(line_starting(r.out, "Neuron Apps").find("[2]"), std::string::npos);
+}
+
+TEST(NeuronTop, DriverUnloadedSaysNoDeviceIsFound) {
+    test::PreparedHost host("inf2.xlarge");
+    host.write_machine(false);
+    const auto r = test::run_command(top() + " --once --instance inf2.xlarge", host.env());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(test::count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("No Neuron devices found"), std::string::npos) << r.err;
+}
+
+TEST(NeuronTop, BadWidthIsAUsageError) {
+    test::PreparedHost host("inf2.xlarge");
+    const auto r = test::run_command(top() + " --once --width 5 --instance inf2.xlarge", host.env());
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(test::count_lines(r.err), 1) << r.err;
+}
+
+class TopKeys : public testing::Test {
+protected:
+    TopKeys() : host("inf2.xlarge") {
+        a = host.start_process("first");
+        a.cores = {{0, 0}};
+        host.write(a);
+        host.write_activity(a.pid, {{{0, 0}, 0.5}});
+        b = host.start_process("second");
+        b.cores = {{0, 1}};
+        host.write(b);
+        host.write_activity(b.pid, {{{0, 1}, 0.25}});
+    }
+    std::string frame_after(std::initializer_list<std::pair<TopKey, int>> keys) {
+        const auto configs = config::ConfigSet::load(NSIM_CONFIG_DIR);
+        TopSession session(host.home(), configs.host("inf2.xlarge"));
+        session.refresh();
+        for (const auto& [key, tab] : keys) EXPECT_TRUE(session.handle(key, tab));
+        return frame_text(session.frame(120));
+    }
+
+    test::PreparedHost host;
+    driver::ProcessRecord a, b;
+};
+
+TEST_F(TopKeys, AllTabAggregatesEveryProcess) {
+    const std::string frame = frame_after({});
+    EXPECT_EQ(percentages(line_starting(frame, "ND0 ")), (std::vector<double>{50.0, 25.0})) << frame;
+}
+
+TEST_F(TopKeys, NextTabShowsOneProcessOnly) {
+    const int first = std::min(a.pid, b.pid);
+    const std::string frame = frame_after({{TopKey::NextTab, 0}});
+    EXPECT_NE(line_starting(frame, "Neuron Apps").find(">[2]:" + std::to_string(first) + "<"), std::string::npos) << frame;
+    EXPECT_EQ(percentages(line_starting(frame, "ND0 ")), (std::vector<double>{first == a.pid ? 50.0 : 0.0, first == b.pid ? 25.0 : 0.0}))
+        << frame;
+}
+
+TEST_F(TopKeys, NumberKeysAndPreviousTabWrapAround) {
+    const int last = std::max(a.pid, b.pid);
+    const std::string third = frame_after({{TopKey::Tab1to9, 2}});
+    EXPECT_NE(line_starting(third, "Neuron Apps").find(">[3]:" + std::to_string(last) + "<"), std::string::npos) << third;
+    const std::string wrapped = frame_after({{TopKey::PreviousTab, 0}});
+    EXPECT_NE(line_starting(wrapped, "Neuron Apps").find(">[3]:" + std::to_string(last) + "<"), std::string::npos) << wrapped;
+    const std::string back = frame_after({{TopKey::Tab1to9, 2}, {TopKey::Tab1to9, 0}});
+    EXPECT_NE(line_starting(back, "Neuron Apps").find(">[1]:all<"), std::string::npos) << back;
+    // A tab that does not exist changes nothing.
+    const std::string none = frame_after({{TopKey::Tab1to9, 8}});
+    EXPECT_NE(line_starting(none, "Neuron Apps").find(">[1]:all<"), std::string::npos) << none;
+}
+
+TEST_F(TopKeys, TreeOpensAndClosesAndQuitEnds) {
+    EXPECT_NE(frame_after({}).find("[-] ND 0"), std::string::npos);
+    EXPECT_NE(frame_after({{TopKey::Toggle, 0}}).find("[+] ND 0"), std::string::npos);
+    EXPECT_NE(frame_after({{TopKey::Left, 0}}).find("[+] ND 0"), std::string::npos);
+    EXPECT_NE(frame_after({{TopKey::Left, 0}, {TopKey::Right, 0}}).find("[-] ND 0"), std::string::npos);
+    const auto configs = config::ConfigSet::load(NSIM_CONFIG_DIR);
+    TopSession session(host.home(), configs.host("inf2.xlarge"));
+    session.refresh();
+    EXPECT_FALSE(session.handle(TopKey::Quit));
+}
+
+}  // namespace
+}  // namespace nsim

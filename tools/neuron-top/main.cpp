@@ -1,0 +1,49 @@
+// neuron-top: a live view of a simulated host's NeuronCores, memory and the processes using them,
+// while neuron-sim runs in another terminal (layout: top_screen.h). --once prints one frame.
+#include <chrono>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "common/tool_main.h"
+#include "config/config_set.h"
+#include "host_state.h"
+#include "neuron-ls/device_listing.h"
+#include "neuron-ls/host_selection.h"
+#include "neuron-top/curses_screen.h"
+#include "neuron-top/memory_tree.h"
+#include "neuron-top/top_session.h"
+
+namespace {
+// --once measures vCPU use over this long: two /proc samples are needed for a rate.
+constexpr auto kOnceSamplePeriod = std::chrono::milliseconds(200);
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"Live view of a simulated host's NeuronCores and the processes using them", "neuron-top"};
+    std::string instance;
+    bool once = false;
+    size_t width = 120;
+    app.add_option("--instance,-i", instance, "Simulated host (instance type); default: the one in the host state")
+        ->envname("NEURON_SIM_INSTANCE");
+    app.add_flag("--once", once, "Print one frame to stdout and exit (no terminal UI)");
+    app.add_option("--width", width, "Columns of the --once frame")->check(CLI::Range(40, 1000));
+
+    return nsim::tools::run_tool(app, argc, argv, [&] {
+        const auto configs = nsim::config::ConfigSet::load(nsim::config::ConfigSet::default_dir());
+        const auto home = nsim::driver::HostState::default_home();
+        const std::string name = nsim::tools::select_host(home, instance, configs.instance_names());
+        nsim::tools::TopSession session(home, configs.host(name));
+        session.refresh();
+        if (!once) return nsim::tools::run_curses(session);
+        if (!session.host().driver_loaded) throw nsim::tools::UserError(nsim::tools::no_device_message(session.host()));
+        std::this_thread::sleep_for(kOnceSamplePeriod);
+        session.refresh();
+        session.view().expanded = nsim::tools::all_tree_keys(session.host());
+        session.view().show_selection = false;
+        std::cout << nsim::tools::frame_text(session.frame(width));
+        return 0;
+    });
+}
