@@ -11,7 +11,7 @@
 #include "isa/container_io.h"
 #include "isa/encoding.h"
 #include "isa/validator.h"
-#include "runtime_limits.h"
+#include "validation/generation_limits.h"
 
 namespace nsim::runtime {
 namespace {
@@ -219,12 +219,12 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
         return fail(NrtStatus::Invalid, where, fmt::format("invalid model: {}", e.what()));
     }
     const isa::Container& program = model->program;
-    const uint32_t generation = generation_of_chip(spec_.chip);
+    const uint32_t generation = sim::generation_of_chip(spec_.chip);
     if (program.generation != generation)
         return fail(NrtStatus::UnsupportedNeffVersion, where,
                     fmt::format("the model is for NeuronCore-v{}, but {} has {}", program.generation, spec_.instance.name,
                                 spec_.chip.core.name));
-    const auto problems = isa::validate(program, limits_of_chip(spec_.chip));
+    const auto problems = isa::validate(program, sim::limits_of_chip(spec_.chip));
     if (!problems.empty())
         return fail(NrtStatus::Invalid, where,
                     fmt::format("invalid model: {}{}", problems.front().text(),

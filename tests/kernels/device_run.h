@@ -14,7 +14,7 @@
 #include "builder/program_builder.h"
 #include "core/engine_scheduler.h"
 #include "isa/validator.h"
-#include "neuron-as/generation_limits.h"
+#include "validation/generation_limits.h"
 #include "sim/test_host.h"
 
 namespace nsim::kernels::testing {
@@ -29,7 +29,7 @@ struct DeviceRun {
     sim::core::ProgramPlacement placement;
 
     DeviceRun(const std::string& instance, isa::Container p) : platform(test::elaborate(instance)), program(std::move(p)) {
-        const auto problems = isa::validate(program, tools::generation_limits(test::shipped_configs(), program.generation));
+        const auto problems = isa::validate(program, sim::limits_of_generation(test::shipped_configs(), program.generation));
         if (!problems.empty()) throw std::runtime_error("invalid program: " + problems.front().text());
         placement = sim::core::place_program(program, *platform);
         sim::core::load_tensors(program, placement, *platform);

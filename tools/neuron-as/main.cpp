@@ -10,7 +10,7 @@
 #include "config/config_set.h"
 #include "isa/container_io.h"
 #include "isa/text_format.h"
-#include "neuron-as/generation_limits.h"
+#include "validation/generation_limits.h"
 
 namespace {
 
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
             config_dir.empty() ? nsim::config::ConfigSet::default_dir() : std::filesystem::path(config_dir));
         nsim::isa::GenerationLimits limits;
         try {
-            limits = nsim::tools::generation_limits(configs, assembly.container.generation);
+            limits = nsim::sim::limits_of_generation(configs, assembly.container.generation);
         } catch (const nsim::config::ConfigError& e) {
             fmt::print(stderr, "{}:{}:{}: error: {}\n", input, assembly.target_position.line,
                        assembly.target_position.column, e.what());

@@ -9,7 +9,7 @@
 #include "core/run_report.h"
 #include "isa/container_io.h"
 #include "isa/validator.h"
-#include "neuron-as/generation_limits.h"
+#include "validation/generation_limits.h"
 #include "neuron-sim/model_run_command.h"
 #include "neuron-sim/model_session.h"
 #include "neuron-sim/host_presence.h"
@@ -21,7 +21,7 @@ namespace {
 void validate_for_machine(const isa::Container& program, const MachineSelection& machine) {
     std::vector<std::filesystem::path> extra(machine.config_files.begin(), machine.config_files.end());
     const config::ConfigSet configs = config::ConfigSet::load(config::ConfigSet::default_dir(), extra);
-    const std::vector<isa::Diagnostic> problems = isa::validate(program, generation_limits(configs, program.generation));
+    const std::vector<isa::Diagnostic> problems = isa::validate(program, sim::limits_of_generation(configs, program.generation));
     if (problems.empty()) return;
     std::string more = problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : "";
     throw UserError("invalid program: " + problems.front().text() + more);

@@ -1,4 +1,4 @@
-#include "runtime_limits.h"
+#include "validation/generation_limits.h"
 
 #include <algorithm>
 #include <map>
@@ -6,7 +6,7 @@
 
 #include "isa/opcode_table.h"
 
-namespace nsim::runtime {
+namespace nsim::sim {
 
 uint32_t generation_of_chip(const config::ChipSpec& chip) {
     const std::string& version = chip.core.version;
@@ -40,4 +40,15 @@ isa::GenerationLimits limits_of_chip(const config::ChipSpec& chip) {
     return limits;
 }
 
-}  // namespace nsim::runtime
+isa::GenerationLimits limits_of_generation(const config::ConfigSet& configs, uint32_t generation) {
+    std::string known;
+    for (const auto& name : configs.chip_names()) {
+        const config::ChipSpec& chip = configs.chip(name);
+        if (generation_of_chip(chip) == generation) return limits_of_chip(chip);
+        if (known.find(chip.core.version) == std::string::npos) known += (known.empty() ? "" : ", ") + chip.core.version;
+    }
+    throw config::ConfigError("no chip in the configuration has a NeuronCore-v" + std::to_string(generation) +
+                              (known.empty() ? std::string() : " (it has " + known + ")"));
+}
+
+}  // namespace nsim::sim
