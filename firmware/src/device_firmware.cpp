@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "firmware/fwio_protocol.h"
+#include "platform/blocking_access.h"
 
 namespace nsim::firmware {
 namespace {
@@ -120,17 +121,8 @@ uint64_t DeviceFirmware::register_pair(uint32_t hi, uint32_t lo) const {
 }
 
 bool DeviceFirmware::host_access(tlm::tlm_command command, uint64_t address, void* data, uint32_t length) {
-    tlm::tlm_generic_payload payload;
-    payload.set_command(command);
-    payload.set_address(address);
-    payload.set_data_ptr(static_cast<unsigned char*>(data));
-    payload.set_data_length(length);
-    payload.set_streaming_width(length);
-    payload.set_byte_enable_ptr(nullptr);
-    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    host_port->b_transport(payload, delay);
-    return payload.is_response_ok();
+    return sim::blocking_access(host_port, command, address, data, length, delay);
 }
 
 void DeviceFirmware::serve_mailbox() {

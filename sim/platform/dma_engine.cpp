@@ -2,20 +2,13 @@
 
 #include <algorithm>
 
+#include "platform/blocking_access.h"
+
 namespace nsim::sim {
 
 bool DmaEngine::access(tlm::tlm_command command, uint64_t address, uint8_t* data, uint64_t length,
                        sc_core::sc_time& delay) {
-    tlm::tlm_generic_payload payload;
-    payload.set_command(command);
-    payload.set_address(address);
-    payload.set_data_ptr(data);
-    payload.set_data_length(uint32_t(length));
-    payload.set_streaming_width(uint32_t(length));
-    payload.set_byte_enable_ptr(nullptr);
-    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    socket->b_transport(payload, delay);
-    return payload.is_response_ok();
+    return blocking_access(socket, command, address, data, uint32_t(length), delay);
 }
 
 // The engine moves data in bursts no larger than one descriptor can carry; each burst is read,

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "platform/blocking_access.h"
+
 namespace nsim::sim {
 
 // Host DRAM timing is not modelled: the PCIe link, not host memory, bounds every transfer here.
@@ -52,14 +54,7 @@ uint64_t Platform::bar_address(unsigned device, uint32_t bar) const {
 sc_core::sc_time Platform::host_access(tlm::tlm_command command, uint64_t address, void* data,
                                        uint32_t length) {
     tlm::tlm_generic_payload payload;
-    payload.set_command(command);
-    payload.set_address(address);
-    payload.set_data_ptr(static_cast<unsigned char*>(data));
-    payload.set_data_length(length);
-    payload.set_streaming_width(length);
-    payload.set_byte_enable_ptr(nullptr);
-    payload.set_dmi_allowed(false);
-    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    prepare_access(payload, command, address, data, length);
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     cpu_.socket->b_transport(payload, delay);
     if (!payload.is_response_ok())

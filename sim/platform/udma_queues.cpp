@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "platform/blocking_access.h"
+
 namespace nsim::sim {
 namespace {
 
@@ -92,16 +94,8 @@ bool UdmaQueues::fetch(unsigned engine, unsigned queue, Side side, Descriptor* o
     const config::DescriptorFormatSpec& format = map_.descriptor;
     const Ring& ring = engines_[engine]->queues[queue].ring[index_of(side)];
     std::vector<uint8_t> bytes(format.bytes);
-    tlm::tlm_generic_payload payload;
-    payload.set_command(tlm::TLM_READ_COMMAND);
-    payload.set_address(ring_base(engine, queue, side) + uint64_t(ring.head) * format.bytes);
-    payload.set_data_ptr(bytes.data());
-    payload.set_data_length(format.bytes);
-    payload.set_streaming_width(format.bytes);
-    payload.set_byte_enable_ptr(nullptr);
-    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    descriptor_port->b_transport(payload, delay);
-    if (!payload.is_response_ok()) return false;
+    const uint64_t address = ring_base(engine, queue, side) + uint64_t(ring.head) * format.bytes;
+    if (!blocking_access(descriptor_port, tlm::TLM_READ_COMMAND, address, bytes.data(), format.bytes, delay)) return false;
     std::memcpy(&out->len_ctrl, bytes.data(), 4);
     std::memcpy(&out->buffer, bytes.data() + 8, 8);
     // The phase replaces a valid bit: a descriptor left from the previous lap is not new work.
