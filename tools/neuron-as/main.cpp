@@ -2,11 +2,12 @@
 //   neuron-as IN.s -o OUT.bin
 // The program is validated against its target generation's limits from configs/ before writing.
 #include <CLI/CLI.hpp>
-#include <cstdio>
+#include <cstring>
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
 
+#include "common/tool_main.h"
 #include "config/config_set.h"
 #include "isa/container_io.h"
 #include "isa/text_format.h"
@@ -16,34 +17,12 @@ namespace {
 
 constexpr size_t kMostDiagnostics = 20;
 
-int fail(const std::string& line) {
-    fmt::print(stderr, "neuron-as: {}\n", line);
-    return 1;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-    CLI::App app("neuron-as: assemble a NeuronCore program into an executable container", "neuron-as");
-    std::string input, output, config_dir;
-    app.add_option("input", input, "assembly source (.s)")->required();
-    app.add_option("-o,--output", output, "container to write (default: input with .bin)");
-    app.add_option("--config-dir", config_dir, "configs/ directory (default: $NEURON_SIM_CONFIG_DIR or the built-in one)");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp&) {
-        fmt::print("{}", app.help());
-        return 0;
-    } catch (const CLI::ParseError& e) {
-        return fail(std::string(e.what()) + " (see --help)");
-    }
-    if (output.empty()) output = std::filesystem::path(input).replace_extension(".bin").string();
-
+// Assembly errors point at file:line:column, as a compiler's do, so they carry no tool prefix.
+int assemble_file(const std::string& input, const std::string& output, const std::string& config_dir) {
     std::ifstream in(input, std::ios::binary);
-    if (!in) return fail(fmt::format("cannot open {}: {}", input, std::strerror(errno)));
+    if (!in) throw nsim::tools::UserError(fmt::format("cannot open {}: {}", input, std::strerror(errno)));
     std::stringstream source;
     source << in.rdbuf();
-
     try {
         const nsim::isa::Assembly assembly = nsim::isa::assemble(source.str(), input);
         const auto configs = nsim::config::ConfigSet::load(
@@ -54,20 +33,32 @@ int main(int argc, char** argv) {
         } catch (const nsim::config::ConfigError& e) {
             fmt::print(stderr, "{}:{}:{}: error: {}\n", input, assembly.target_position.line,
                        assembly.target_position.column, e.what());
-            return 1;
+            return nsim::tools::kExitUserError;
         }
         const auto diagnostics = nsim::isa::validate(assembly.container, limits);
         for (size_t i = 0; i < diagnostics.size() && i < kMostDiagnostics; ++i)
             fmt::print(stderr, "{}\n", assembly.locate(diagnostics[i]));
         if (diagnostics.size() > kMostDiagnostics)
             fmt::print(stderr, "neuron-as: {} more errors not shown\n", diagnostics.size() - kMostDiagnostics);
-        if (!diagnostics.empty()) return 1;
+        if (!diagnostics.empty()) return nsim::tools::kExitUserError;
         nsim::isa::write_file(output, nsim::isa::write_container(assembly.container));
     } catch (const nsim::isa::AssemblyError& e) {
         fmt::print(stderr, "{}\n", e.what());
-        return 1;
-    } catch (const std::exception& e) {
-        return fail(e.what());
+        return nsim::tools::kExitUserError;
     }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app("neuron-as: assemble a NeuronCore program into an executable container", "neuron-as");
+    std::string input, output, config_dir;
+    app.add_option("input", input, "assembly source (.s)")->required();
+    app.add_option("-o,--output", output, "container to write (default: input with .bin)");
+    app.add_option("--config-dir", config_dir, "configs/ directory (default: $NEURON_SIM_CONFIG_DIR or the built-in one)");
+    return nsim::tools::run_tool(app, argc, argv, [&] {
+        if (output.empty()) output = std::filesystem::path(input).replace_extension(".bin").string();
+        return assemble_file(input, output, config_dir);
+    });
 }

@@ -4,15 +4,11 @@
 #include <cstdio>
 #include <fmt/format.h>
 
+#include "common/tool_main.h"
 #include "isa/container_io.h"
 #include "isa/text_format.h"
 
 namespace {
-
-int fail(const std::string& line) {
-    fmt::print(stderr, "neuron-objdump: {}\n", line);
-    return 1;
-}
 
 void print_summary(const nsim::isa::ContainerLayout& layout, const nsim::isa::Container& c) {
     fmt::print("format version {}\ntarget         NeuronCore-v{}\ncores needed   {}\nfile size      {} bytes\n",
@@ -48,21 +44,15 @@ int main(int argc, char** argv) {
     bool headers = false;
     app.add_option("input", input, "container (.bin)")->required();
     app.add_flag("-h,--headers", headers, "print the header and section table instead of the program");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp&) {
-        fmt::print("{}", app.help());
+    return nsim::tools::run_tool(app, argc, argv, [&] {
+        try {
+            const auto bytes = nsim::isa::read_file(input);
+            const auto container = nsim::isa::read_container(bytes);
+            if (headers) print_summary(nsim::isa::read_layout(bytes.data(), bytes.size()), container);
+            else fmt::print("{}", nsim::isa::disassemble(container));
+        } catch (const std::exception& e) {
+            throw nsim::tools::UserError(input + ": " + e.what());
+        }
         return 0;
-    } catch (const CLI::ParseError& e) {
-        return fail(std::string(e.what()) + " (see --help)");
-    }
-    try {
-        const auto bytes = nsim::isa::read_file(input);
-        const auto container = nsim::isa::read_container(bytes);
-        if (headers) print_summary(nsim::isa::read_layout(bytes.data(), bytes.size()), container);
-        else fmt::print("{}", nsim::isa::disassemble(container));
-    } catch (const std::exception& e) {
-        return fail(input + ": " + e.what());
-    }
-    return 0;
+    });
 }
