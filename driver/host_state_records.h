@@ -90,23 +90,20 @@ struct ActivityRecord {
     std::vector<CoreActivity> cores;
 };
 
-void to_json(nlohmann::json& j, const CoreCounters& v);
-void from_json(const nlohmann::json& j, CoreCounters& v);
-void to_json(nlohmann::json& j, const DeviceRecord& v);
-void from_json(const nlohmann::json& j, DeviceRecord& v);
-void to_json(nlohmann::json& j, const MachineRecord& v);
-void from_json(const nlohmann::json& j, MachineRecord& v);
-void to_json(nlohmann::json& j, const CoreId& v);
-void from_json(const nlohmann::json& j, CoreId& v);
-void to_json(nlohmann::json& j, const ModelRecord& v);
-void from_json(const nlohmann::json& j, ModelRecord& v);
+// JSON: every field under its own name; a device state by its driver name (an unknown name throws).
+void to_json(nlohmann::json& j, DeviceState state);
+void from_json(const nlohmann::json& j, DeviceState& state);
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CoreCounters, reset_req_count, reset_fail_count, model_load_count, inference_count)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceRecord, index, bdf, vendor_id, device_id, state, reason, serial_number,
+                                   reset_count, reset_fail_count, cores, memory_ecc, sram_ecc)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MachineRecord, instance, chip, driver_loaded, driver_version, load_count, devices)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CoreId, device, core)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelRecord, id, name, cores, load_time_s, device_bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ActivitySample, sim_end_s, interval_s, busy_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CoreActivity, core, samples)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ActivityRecord, pid, updated_wall_s, cores)
+// device_memory_bytes is an object keyed by the device index as a string.
 void to_json(nlohmann::json& j, const ProcessRecord& v);
 void from_json(const nlohmann::json& j, ProcessRecord& v);
-void to_json(nlohmann::json& j, const ActivitySample& v);
-void from_json(const nlohmann::json& j, ActivitySample& v);
-void to_json(nlohmann::json& j, const CoreActivity& v);
-void from_json(const nlohmann::json& j, CoreActivity& v);
-void to_json(nlohmann::json& j, const ActivityRecord& v);
-void from_json(const nlohmann::json& j, ActivityRecord& v);
 
 }  // namespace nsim::driver
