@@ -2,39 +2,12 @@
 // private directory; processes holding cores are forked children running the runtime.
 #include <gtest/gtest.h>
 
-#include "common/command_runner.h"
-#include "runtime.h"
-#include "runtime_test_support.h"
+#include "cli_test_support.h"
 
 namespace nsim {
 namespace {
 
-using runtime::NrtStatus;
-
-struct Cli {
-    test::TempHome home;
-    std::string instance;
-    explicit Cli(std::string name) : instance(std::move(name)) {}
-    test::CommandResult operator()(const std::string& args) const {
-        return test::run_command(test::tool_path("neuron-sim") + " --instance " + instance + " " + args,
-                                 "NEURON_SIM_HOME=" + home.path().string());
-    }
-    // A process that inits a runtime on nc0, reports, and optionally loads the example and holds.
-    test::Child runtime_process(bool load, bool hold) const {
-        return test::Child([this, load, hold](std::string&) {
-            runtime::RuntimeOptions options;
-            options.home = home.path();
-            options.visible_cores = "0";
-            runtime::Runtime rt(test::shipped_configs().host(instance), options);
-            NrtStatus status = rt.init();
-            runtime::Model* model = nullptr;
-            if (status == NrtStatus::Success && load) status = rt.load(test::example_program(), -1, &model);
-            test::Child::send(status == NrtStatus::Success ? "ok" : rt.last_error());
-            if (hold && status == NrtStatus::Success) test::Child::wait_for_parent();
-            return status == NrtStatus::Success ? 0 : 1;
-        });
-    }
-};
+using test::Cli;
 
 TEST(Cli, ModprobeAndRmmodLoadAndUnloadTheModule) {
     Cli cli("inf2.xlarge");

@@ -116,8 +116,10 @@ int run_curses(TopSession& session) {
         if (ch == ERR) continue;
         dirty = true;
         if (ch == KEY_RESIZE) continue;
+        // key_of() sets `tab`, so it must run before `tab` is read (argument order is unspecified).
         int tab = 0;
-        if (!session.handle(key_of(ch, &tab), tab)) return 0;
+        const TopKey key = key_of(ch, &tab);
+        if (!session.handle(key, tab)) return 0;
     }
 }
 
