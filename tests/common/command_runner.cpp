@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -21,7 +22,16 @@ CommandResult run_command(const std::string& command, const std::string& env) {
     char err_template[] = "/tmp/nsim-stderr-XXXXXX";
     const int fd = mkstemp(err_template);
     if (fd >= 0) close(fd);
-    const std::string full = "env SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 " + env + " " + command + " 2>" + err_template;
+    // ctest runs tests in parallel: a command that does not name its simulated host's state gets a
+    // private one, so that two tests never hold the same simulated NeuronCores.
+    std::string private_home;
+    if (env.find("NEURON_SIM_HOME=") == std::string::npos) {
+        char home_template[] = "/tmp/nsim-home-XXXXXX";
+        if (mkdtemp(home_template)) private_home = home_template;
+    }
+    const std::string home_env = private_home.empty() ? "" : "NEURON_SIM_HOME=" + private_home + " ";
+    const std::string full =
+        "env SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 " + home_env + env + " " + command + " 2>" + err_template;
     CommandResult result;
     FILE* pipe = popen(full.c_str(), "r");
     if (!pipe) return result;
@@ -32,6 +42,10 @@ CommandResult run_command(const std::string& command, const std::string& env) {
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     result.err = slurp(err_template);
     std::remove(err_template);
+    if (!private_home.empty()) {
+        std::error_code ignored;
+        std::filesystem::remove_all(private_home, ignored);
+    }
     return result;
 }
 

@@ -11,7 +11,8 @@ struct CommandResult {
     std::string err;
 };
 
-// `command` is run by /bin/sh; `env` is prepended (e.g. "NEURON_SIM_HOME=/tmp/x").
+// `command` is run by /bin/sh; `env` is prepended (e.g. "NEURON_SIM_HOME=/tmp/x"). Without a
+// NEURON_SIM_HOME in `env`, the command gets a fresh private one, removed afterwards.
 CommandResult run_command(const std::string& command, const std::string& env = "");
 // Path of a tool built by this tree, e.g. tool_path("neuron-sim").
 std::string tool_path(const std::string& name);

@@ -6,4 +6,8 @@ build=${NSIM_BUILD_DIR:-$root/build}
 "$root/tools/scripts/setup.sh"
 "$root/tools/scripts/build.sh"
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+# The tests' simulated hosts live in a scratch directory, never in the user's ~/.neuron-sim.
+NEURON_SIM_HOME=$(mktemp -d)
+export NEURON_SIM_HOME
+trap 'rm -rf "$NEURON_SIM_HOME"' EXIT
 ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)"
