@@ -4,9 +4,12 @@
 #include <memory>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "builder/program_builder.h"
 #include "device/attention_kernel.h"
 #include "device/embedding_kernel.h"
+#include "device/host_embedding_tables.h"
 #include "device/kernel_context.h"
 #include "device/layer_norm_kernel.h"
 #include "device/linear_kernels.h"
@@ -415,7 +418,13 @@ isa::Container build_bert_program(const config::NeuronCoreSpec& spec, const Bert
     program.set_metadata("inputs", inputs);
     program.set_metadata("outputs", std::string(kLogits) + "," + kEncoderOutput);
     program.set_metadata("weights", weights ? "included" : "none (timing only)");
-    return program.finish();
+    // What a run from token ids needs to know of the model: ids must index its table, and the host
+    // normalises its own embedding output.
+    program.set_metadata("vocab_size", std::to_string(config.vocab_size));
+    program.set_metadata("layer_norm_eps", fmt::format("{}", config.layer_norm_eps));
+    isa::Container finished = program.finish();
+    if (weights && weights->embeddings && !device_embedding) add_host_embedding_tables(finished, *weights->embeddings);
+    return finished;
 }
 
 }  // namespace nsim::kernels::device

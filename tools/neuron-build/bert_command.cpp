@@ -18,6 +18,9 @@ namespace nsim::tools {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The WordPiece vocabulary file a Hugging Face BERT checkpoint directory carries.
+constexpr const char* kCheckpointVocab = "vocab.txt";
 using kernels::device::BertProgramOptions;
 
 BertProgramOptions program_options(const BertBuildOptions& o, const config::HostSpec& host) {
@@ -80,14 +83,17 @@ int build_bert(const BertBuildOptions& o) {
                 throw UserError("--model '" + o.model + "' is neither bert-base, bert-large nor an existing config.json");
         } else {
             p.config = model_config(o, &p.model_name);
-            if (!o.timing_only)
-                weights = kernels::random_bert_weights(p.config, o.seed,
-                                                       p.embedding == kernels::device::EmbeddingPlacement::Device);
+            // With the embedding tables wherever the embedding runs: on the host they travel in the
+            // program file for runs that start from token ids (run --pairs).
+            if (!o.timing_only) weights = kernels::random_bert_weights(p.config, o.seed);
         }
         if (o.timing_only) weights.reset();
         isa::Container program = kernels::device::build_bert_program(host.chip.core, p, weights ? &*weights : nullptr);
         program.metadata.emplace_back("instance", host.instance.name);
         if (o.weights.empty() && !o.timing_only) program.metadata.emplace_back("weights_seed", std::to_string(o.seed));
+        // The checkpoint's own tokenizer vocabulary, as from_pretrained(DIR) would take it.
+        if (const fs::path vocab = fs::path(o.weights) / kCheckpointVocab; !o.weights.empty() && fs::is_regular_file(vocab))
+            program.metadata.emplace_back("vocab", fs::absolute(vocab).lexically_normal().string());
         isa::write_file(o.output, isa::write_container(program));
         std::cout << "wrote " << o.output << ": " << p.model_name << ", " << p.config.num_hidden_layers << " layers, batch "
                   << p.batch << ", seq " << p.seq << ", " << o.dtype << ", " << p.cores << " core(s) of "

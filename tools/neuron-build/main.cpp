@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
     cmd->add_option("--cores", bert.cores, "NeuronCores the program uses")->check(CLI::Range(1u, 1024u));
     cmd->add_option("--parallel", bert.parallel, "data: a model copy per core; pipeline: layers split across the cores")
         ->check(CLI::IsMember({"data", "pipeline"}));
-    cmd->add_option("--weights", bert.weights, "Checkpoint directory (config.json + model.safetensors); default: seeded random weights");
+    cmd->add_option("--weights", bert.weights, "Checkpoint directory (config.json + model.safetensors; its vocab.txt, if any, is what run --pairs tokenizes with); default: seeded random weights");
     cmd->add_option("--seed", bert.seed, "Seed of the random weights");
     cmd->add_option("--embedding", bert.embedding, "host: inputs are embedding-layer outputs; device: token ids")
         ->check(CLI::IsMember({"host", "device"}));

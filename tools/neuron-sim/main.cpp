@@ -29,10 +29,23 @@ int sc_main(int argc, char** argv) {
 
     nsim::tools::RunOptions run;
     CLI::App* run_cmd = app.add_subcommand("run", "Execute a program on the simulated NeuronCores and report its timing");
-    run_cmd->add_option("program", run.program, "Program file (assembled with neuron-as)")->required();
-    run_cmd->add_option("--iterations", run.iterations, "Run the program this many times back to back")
+    run_cmd->add_option("program", run.program, "Program file (assembled with neuron-as, or a model from neuron-build)")->required();
+    CLI::Option* iterations = run_cmd->add_option("--iterations", run.iterations, "Run the program this many times back to back")
         ->check(CLI::Range(1u, 1000000u));
-    run_cmd->add_flag("--functional", run.functional, "Compute real values too (default: timing only)");
+    CLI::Option* functional = run_cmd->add_flag("--functional", run.functional, "Compute real values too (default: timing only)");
+    CLI::Option* pairs = run_cmd->add_option("--pairs", run.pairs,
+        "Classify the sentence pairs of this MRPC-format TSV (header, then label, #1 ID, #2 ID, #1 String, #2 String) "
+        "with a neuron-build BERT and print accuracy and F1 against its labels (1 = paraphrase, 0 = not paraphrase, "
+        "as in the TorchServe demo)")
+        ->needs(functional)->excludes(iterations);
+    run_cmd->add_option("--predictions", run.predictions,
+        "With --pairs: write one line per pair: index (0-based, in file order), predicted label "
+        "(1 = paraphrase, 0 = not paraphrase), logit_0, logit_1")
+        ->needs(pairs);
+    run_cmd->add_option("--vocab", run.vocab,
+        "With --pairs: the WordPiece vocab.txt to tokenize with (default: the checkpoint's vocab.txt if neuron-build "
+        "--weights found one, else the uncased BERT vocabulary of shared/data)")
+        ->needs(pairs);
     run_cmd->add_option("--trace", run.trace_file, "Write a Chrome trace (Perfetto opens it) to this file");
     run_cmd->add_flag("--json", run.json, "Print the report as one JSON object");
 

@@ -40,8 +40,7 @@ int run_model(const MachineSelection& machine, const RunOptions& options, const 
         if (!trace_out) throw UserError("cannot write the trace file " + options.trace_file);
     }
     ModelSession session(spec, container_bytes, options.functional);
-    if (options.functional && session.program().metadata_value("weights").rfind("included", 0) != 0)
-        throw UserError("--functional needs a model built with weights (this one was built --timing-only)");
+    if (options.functional && !has_weights(session.program())) throw UserError(kFunctionalNeedsWeights);
 
     std::vector<double> device_s, end_to_end_s;
     ExecutionTiming last;

@@ -10,6 +10,9 @@
 
 namespace nsim::tools {
 
+inline constexpr const char* kFunctionalNeedsWeights =
+    "--functional needs a model built with weights (this one was built --timing-only)";
+
 int run_model(const MachineSelection& machine, const RunOptions& options, const std::vector<uint8_t>& container_bytes);
 
 }  // namespace nsim::tools

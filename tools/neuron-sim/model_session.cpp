@@ -61,8 +61,6 @@ private:
     std::shared_ptr<sim::core::RunStatistics> last_;
 };
 
-namespace {
-
 uint32_t metadata_u32(const isa::Container& program, const std::string& key, uint32_t fallback) {
     const std::string text = program.metadata_value(key);
     if (text.empty()) return fallback;
@@ -73,9 +71,8 @@ uint32_t metadata_u32(const isa::Container& program, const std::string& key, uin
     }
 }
 
-}  // namespace
-
 bool is_built_model(const isa::Container& program) { return !program.metadata_value("model").empty(); }
+bool has_weights(const isa::Container& program) { return program.metadata_value("weights").rfind("included", 0) == 0; }
 
 ModelSession::ModelSession(const config::HostSpec& spec, const std::vector<uint8_t>& container_bytes, bool functional)
     : spec_(spec), functional_(functional), last_engines_(std::make_shared<sim::core::RunStatistics>()) {

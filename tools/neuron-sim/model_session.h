@@ -21,6 +21,10 @@ namespace nsim::tools {
 
 // Whether a container is a model from neuron-build (it names its model) rather than a bare program.
 bool is_built_model(const isa::Container& program);
+// Whether it carries its weights (built without --timing-only), so it can compute real values.
+bool has_weights(const isa::Container& program);
+// A numeric metadata value (`fallback` when absent); UserError when it is not a number.
+uint32_t metadata_u32(const isa::Container& program, const std::string& key, uint32_t fallback);
 
 struct ExecutionTiming {
     double host_embedding_s = 0;   // host CPU: embedding rows for the real sequences (0 on-device)

@@ -12,6 +12,7 @@
 #include "validation/generation_limits.h"
 #include "neuron-sim/model_run_command.h"
 #include "neuron-sim/model_session.h"
+#include "neuron-sim/pairs_command.h"
 #include "neuron-sim/host_presence.h"
 #include "neuron-sim/sliced_run.h"
 
@@ -47,7 +48,9 @@ int run_program(const MachineSelection& machine, const RunOptions& options) {
     const std::vector<uint8_t> bytes = isa::read_file(options.program);
     const isa::Container program = isa::read_container(bytes);
     // A model from neuron-build runs as an application runs it: through the runtime and the driver.
-    if (is_built_model(program)) return run_model(machine, options, bytes);
+    if (is_built_model(program))
+        return options.pairs.empty() ? run_model(machine, options, bytes) : run_pairs(machine, options, bytes, program);
+    if (!options.pairs.empty()) throw UserError("--pairs needs a BERT model built by neuron-build; " + options.program + " is a bare program");
     std::ofstream trace_out;
     if (!options.trace_file.empty()) {
         trace_out.open(options.trace_file);

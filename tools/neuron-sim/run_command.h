@@ -17,6 +17,10 @@ struct RunOptions {
     bool functional = false;
     std::string trace_file;   // empty: no trace
     bool json = false;
+    // Sentence-pair classification (built models, --functional): see pairs_command.h.
+    std::string pairs;        // MRPC-format file; empty: a plain run
+    std::string predictions;  // one line per pair; empty: none
+    std::string vocab;        // empty: the checkpoint's vocab.txt recorded by neuron-build, else shared/data's
 };
 
 int run_program(const MachineSelection& machine, const RunOptions& options);

@@ -1,0 +1,36 @@
+#include "neuron-sim/model_vocabulary.h"
+
+#include <fmt/format.h>
+
+#include "common/input_error.h"
+#include "common/tool_main.h"
+#include "neuron-sim/model_session.h"
+
+namespace nsim::tools {
+
+namespace fs = std::filesystem;
+
+fs::path default_vocabulary_path() { return fs::path(NSIM_SHARED_DATA_DIR) / "vocab" / "bert-base-uncased-vocab.txt"; }
+
+kernels::WordPieceVocab model_vocabulary(const isa::Container& program, const std::string& vocab_option) {
+    fs::path path = vocab_option;
+    if (path.empty()) {
+        const std::string recorded = program.metadata_value("vocab");
+        if (!recorded.empty() && !fs::exists(recorded))
+            throw UserError(fmt::format("{}: the checkpoint's vocabulary that neuron-build recorded is gone (name one with --vocab)",
+                                        recorded));
+        path = recorded.empty() ? default_vocabulary_path() : fs::path(recorded);
+    }
+    try {
+        kernels::WordPieceVocab vocab = kernels::WordPieceVocab::load(path);
+        const uint32_t rows = metadata_u32(program, "vocab_size", UINT32_MAX);
+        if (vocab.size() > rows)
+            throw UserError(fmt::format("{}: {} tokens, but the model's word table has {} rows (vocab_size)", path.string(),
+                                        vocab.size(), rows));
+        return vocab;
+    } catch (const kernels::InputError& e) {
+        throw UserError(e.what());
+    }
+}
+
+}  // namespace nsim::tools

@@ -1,0 +1,33 @@
+// One execution's inputs from token ids, as the model was built: with the embedding on the host, the
+// embedding-layer output computed here in fp32 (as the seeds' CPU does it) from the tables the program
+// file carries; with the embedding on the device, the token and segment ids themselves. The attention
+// mask either way.
+#pragma once
+
+#include <optional>
+
+#include "bert/bert_weights.h"
+#include "bert/token_batch.h"
+#include "isa/container.h"
+#include "neuron-sim/model_session.h"
+
+namespace nsim::tools {
+
+class TokenInputs {
+public:
+    // UserError when the model embeds on the host but carries no tables (built from weights without
+    // embeddings, such as bert-tiny-sst2-fhe, or by an older neuron-build). Keeps a reference to `program`.
+    explicit TokenInputs(const isa::Container& program);
+
+    // `tokens` holds exactly the sequences of one execution.
+    void write(const kernels::TokenBatch& tokens, ModelSession& session) const;
+
+private:
+    void write_tensor(ModelSession& session, const char* name, const std::vector<float>& values) const;
+
+    const isa::Container& program_;
+    std::optional<kernels::BertEmbeddingWeights> host_tables_;
+    double layer_norm_eps_ = 1e-12;
+};
+
+}  // namespace nsim::tools
