@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "common/tool_main.h"
+
 namespace nsim::tools {
 namespace {
 // Per core; neuron-top shows the newest, the rest is history for other readers.
@@ -12,6 +16,15 @@ HostPresence::HostPresence(const config::HostSpec& spec, const sim::core::Progra
     : placement_(placement),
       state_(std::make_unique<driver::HostState>(driver::HostState::default_home(), spec.instance.name)),
       session_(std::make_unique<driver::ProcessSession>(*state_)) {
+    // As the runtime's claim: a core another live process holds is refused, under the host's lock.
+    driver::HostState::Lock lock = state_->lock();
+    for (const driver::ProcessRecord& other : state_->live_processes()) {
+        if (other.pid == session_->identity().pid) continue;
+        for (const auto& core : placement_.cores)
+            if (std::find(other.cores.begin(), other.cores.end(), driver::CoreId{core.device, core.core}) != other.cores.end())
+                throw UserError(fmt::format("NeuronCore nd{} nc{} is in use by PID {}: {}", core.device, core.core, other.pid,
+                                            other.command));
+    }
     session_->update([&](driver::ProcessRecord& record) {
         record.open_devices = placement_.devices();
         for (const auto& core : placement_.cores) record.cores.push_back({core.device, core.core});

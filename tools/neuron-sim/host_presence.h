@@ -17,7 +17,8 @@ namespace nsim::tools {
 
 class HostPresence {
 public:
-    // Throws driver::HostStateError when the host state cannot be used.
+    // Throws driver::HostStateError when the host state cannot be used, UserError when another
+    // process holds one of the placement's cores.
     HostPresence(const config::HostSpec& spec, const sim::core::ProgramPlacement& placement);
 
     // One interval: the statistics of the iterations run since the previous call.

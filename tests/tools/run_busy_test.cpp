@@ -1,0 +1,45 @@
+// `neuron-sim run` of an assembled program claims its cores on the simulated host like the runtime
+// does: a core another live process holds is refused with one line naming the holder.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "common/command_runner.h"
+#include "isa/container_io.h"
+#include "isa/text_format.h"
+#include "prepared_host.h"
+
+namespace nsim {
+namespace {
+
+std::string one_core_program() {
+    const std::string text =
+        ".target v2\n.cores 1\n.sem s 0\n.core 0\n"
+        "act activation dst=fp32 sbuf[0:128] +0 [[1,512]], src=fp32 sbuf[0:128] +4096 [[1,512]], func=exp, scale=1, "
+        "bias=none, reduce_op=none, reduce_dst=none\n";
+    const std::filesystem::path path = std::filesystem::path(testing::TempDir()) / "run_busy.bin";
+    isa::write_file(path, isa::write_container(isa::assemble(text, "run_busy.s").container));
+    return path.string();
+}
+
+TEST(RunBusy, AProgramOnACoreAnotherProcessHoldsIsRefused) {
+    test::PreparedHost host("trn1.2xlarge");
+    driver::ProcessRecord other = host.start_process("other-app --model x");
+    other.cores = {{0, 0}};
+    host.write(other);
+    const std::string run = test::tool_path("neuron-sim") + " --instance trn1.2xlarge run " + one_core_program();
+    auto r = test::run_command(run, host.env());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, fmt::format("neuron-sim: NeuronCore nd0 nc0 is in use by PID {}: other-app --model x\n", other.pid));
+    EXPECT_EQ(r.out, "");
+
+    other.cores = {{0, 1}};  // the other process moves to the second core: the program's core is free
+    host.write(other);
+    r = test::run_command(run, host.env());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+}  // namespace
+}  // namespace nsim
