@@ -7,6 +7,7 @@
 #include "device/bert_program.h"
 #include "device/host_embedding_tables.h"
 #include "device_run.h"
+#include "small_bert.h"
 
 namespace nsim::kernels {
 namespace {
@@ -14,27 +15,16 @@ namespace {
 using device::BertProgramOptions;
 using device::EmbeddingPlacement;
 
-BertConfig table_config() {
-    BertConfig c;
-    c.vocab_size = 200;
-    c.hidden_size = 128;
-    c.num_hidden_layers = 1;
-    c.num_attention_heads = 2;
-    c.intermediate_size = 256;
-    c.max_position_embeddings = 32;
-    return c;
-}
-
 isa::Container build(EmbeddingPlacement embedding, const BertWeights* weights) {
     BertProgramOptions o;
-    o.config = table_config();
+    o.config = testing::small_bert_config();
     o.seq = 16;
     o.embedding = embedding;
     return device::build_bert_program(testing::core_spec("trn1.2xlarge"), o, weights);
 }
 
 TEST(HostEmbeddingTables, HostEmbeddingProgramCarriesTheTablesExactly) {
-    const BertWeights weights = random_bert_weights(table_config(), 11);
+    const BertWeights weights = random_bert_weights(testing::small_bert_config(), 11);
     const isa::Container program = build(EmbeddingPlacement::Host, &weights);
     const auto tables = device::read_host_embedding_tables(program);
     ASSERT_TRUE(tables.has_value());
@@ -51,7 +41,7 @@ TEST(HostEmbeddingTables, HostEmbeddingProgramCarriesTheTablesExactly) {
             EXPECT_EQ(t.location, isa::TensorLocation::Host) << t.name;
         }
     }
-    EXPECT_EQ(program.metadata_value("vocab_size"), "200");
+    EXPECT_EQ(program.metadata_value("vocab_size"), "40");
     EXPECT_EQ(program.metadata_value("layer_norm_eps"), "1e-12");
     // The device part is unchanged: it still runs (tables loaded into host memory, read by nobody).
     testing::DeviceRun run("trn1.2xlarge", program);
@@ -59,10 +49,10 @@ TEST(HostEmbeddingTables, HostEmbeddingProgramCarriesTheTablesExactly) {
 }
 
 TEST(HostEmbeddingTables, NoneOnTheDeviceWithoutWeightsOrWithoutTables) {
-    const BertWeights weights = random_bert_weights(table_config(), 11);
+    const BertWeights weights = random_bert_weights(testing::small_bert_config(), 11);
     EXPECT_FALSE(device::read_host_embedding_tables(build(EmbeddingPlacement::Device, &weights)));
     EXPECT_FALSE(device::read_host_embedding_tables(build(EmbeddingPlacement::Host, nullptr)));
-    const BertWeights encoder_only = random_bert_weights(table_config(), 11, false);
+    const BertWeights encoder_only = random_bert_weights(testing::small_bert_config(), 11, false);
     EXPECT_FALSE(device::read_host_embedding_tables(build(EmbeddingPlacement::Host, &encoder_only)));
 }
 

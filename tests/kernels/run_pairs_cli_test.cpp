@@ -60,13 +60,22 @@ fs::path write_mrpc_pairs(const ScratchDir& dir, size_t count = kPairs) {
 std::string build(const std::string& args) { return tool_path("neuron-build") + " bert " + args; }
 std::string sim(const std::string& instance) { return tool_path("neuron-sim") + " --instance " + instance + " run "; }
 
-// A model built from a checkpoint written here (`args`: neuron-build options besides --weights, -o).
-fs::path build_model(const ScratchDir& dir, const std::string& args, const BertConfig& config = pairs_config()) {
+// The random-weight checkpoint directory DIR/ckpt.
+void write_checkpoint(const ScratchDir& dir, const BertConfig& config = pairs_config()) {
     save_hf_checkpoint(dir / "ckpt", random_bert_weights(config, 5));
-    const fs::path out = dir / "bert.bin";
+}
+
+// DIR/NAME built from DIR/ckpt (`args`: neuron-build options besides --weights and -o).
+fs::path build_from_checkpoint(const ScratchDir& dir, const std::string& args, const std::string& name = "bert.bin") {
+    const fs::path out = dir / name;
     const auto r = run_command(build("--weights " + (dir / "ckpt").string() + " " + args + " -o " + out.string()));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return out;
+}
+
+fs::path build_model(const ScratchDir& dir, const std::string& args, const BertConfig& config = pairs_config()) {
+    write_checkpoint(dir, config);
+    return build_from_checkpoint(dir, args);
 }
 
 struct PredictionLine {
@@ -89,6 +98,23 @@ std::vector<PredictionLine> read_predictions(const fs::path& path) {
         out.push_back(p);
     }
     return out;
+}
+
+// Runs `model` over the first kPairs MRPC dev pairs with --predictions (`extra`: more run options).
+struct Classified {
+    test::CommandResult run;
+    fs::path pairs;
+    std::vector<PredictionLine> predictions;
+};
+Classified classify(const ScratchDir& dir, const fs::path& model, const std::string& instance, const std::string& extra = "") {
+    Classified c;
+    c.pairs = write_mrpc_pairs(dir);
+    c.run = run_command(sim(instance) + model.string() + " --functional " + extra + " --pairs " + c.pairs.string() +
+                        " --predictions " + (dir / "out.tsv").string());
+    EXPECT_EQ(c.run.exit_code, 0) << c.run.err;
+    c.predictions = read_predictions(dir / "out.tsv");
+    EXPECT_EQ(c.predictions.size(), kPairs);
+    return c;
 }
 
 // Logits [pairs, 2] of the fp32 reference forward on the checkpoint, tokenised with `vocab`.
@@ -155,21 +181,17 @@ TEST(RunPairs, HostEmbeddingFp32OnEveryCopyMatchesTheReferenceAndCountsItsMetric
     ScratchDir dir;
     // 2 copies x batch 3: 8 pairs take 2 executions, the second padded with 4 dummy sequences.
     const fs::path model = build_model(dir, "--seq 64 --batch 3 --cores 2 --dtype fp32 --embedding host --instance trn1.2xlarge");
-    const fs::path pairs = write_mrpc_pairs(dir);
-    const auto r = run_command(sim("trn1.2xlarge") + model.string() + " --functional --pairs " + pairs.string() +
-                               " --predictions " + (dir / "out.tsv").string());
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    const std::vector<PredictionLine> predictions = read_predictions(dir / "out.tsv");
-    ASSERT_EQ(predictions.size(), kPairs);
-    expect_reference_predictions(predictions, reference_logits(dir / "ckpt", testing::vocab_path(), pairs), 1e-4);
+    const Classified c = classify(dir, model, "trn1.2xlarge");
+    expect_reference_predictions(c.predictions, reference_logits(dir / "ckpt", testing::vocab_path(), c.pairs), 1e-4);
 
-    const OwnCount own = count_metrics(pairs, predictions);
-    EXPECT_NE(r.out.find(fmt::format("accuracy   {:.2f} %  ({} of {} pairs)", 100 * own.accuracy, own.correct, kPairs)),
-              std::string::npos) << r.out;
-    EXPECT_NE(r.out.find(fmt::format("F1         {:.4f}", own.f1)), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("classified 8 sentence pairs"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("2 executions (4 padding sequences not counted)"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("simulated  device "), std::string::npos) << r.out;
+    const OwnCount own = count_metrics(c.pairs, c.predictions);
+    const std::string& out = c.run.out;
+    EXPECT_NE(out.find(fmt::format("accuracy   {:.2f} %  ({} of {} pairs)", 100 * own.accuracy, own.correct, kPairs)),
+              std::string::npos) << out;
+    EXPECT_NE(out.find(fmt::format("F1         {:.4f}", own.f1)), std::string::npos) << out;
+    EXPECT_NE(out.find("classified 8 sentence pairs"), std::string::npos) << out;
+    EXPECT_NE(out.find("2 executions (4 padding sequences not counted)"), std::string::npos) << out;
+    EXPECT_NE(out.find("simulated  device "), std::string::npos) << out;
 }
 
 TEST(RunPairs, DeviceEmbeddingBf16PipelineJsonMatchesTheReference) {
@@ -177,16 +199,11 @@ TEST(RunPairs, DeviceEmbeddingBf16PipelineJsonMatchesTheReference) {
     // Pipeline over 2 cores, batch 3: 3 executions, the last with 1 dummy sequence.
     const fs::path model = build_model(
         dir, "--seq 64 --batch 3 --cores 2 --parallel pipeline --dtype bf16 --embedding device --instance inf2.xlarge");
-    const fs::path pairs = write_mrpc_pairs(dir);
-    const auto r = run_command(sim("inf2.xlarge") + model.string() + " --functional --json --pairs " + pairs.string() +
-                               " --predictions " + (dir / "out.tsv").string());
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    const std::vector<PredictionLine> predictions = read_predictions(dir / "out.tsv");
-    ASSERT_EQ(predictions.size(), kPairs);
-    expect_reference_predictions(predictions, reference_logits(dir / "ckpt", testing::vocab_path(), pairs), 6e-2);
+    const Classified c = classify(dir, model, "inf2.xlarge", "--json");
+    expect_reference_predictions(c.predictions, reference_logits(dir / "ckpt", testing::vocab_path(), c.pairs), 6e-2);
 
-    const nlohmann::json j = nlohmann::json::parse(r.out);
-    const OwnCount own = count_metrics(pairs, predictions);
+    const nlohmann::json j = nlohmann::json::parse(c.run.out);
+    const OwnCount own = count_metrics(c.pairs, c.predictions);
     EXPECT_EQ(j["pairs"], kPairs);
     EXPECT_EQ(j["executions"], 3);
     EXPECT_EQ(j["padding_sequences"], 1);
@@ -202,25 +219,19 @@ TEST(RunPairs, DeviceEmbeddingBf16PipelineJsonMatchesTheReference) {
 // vocabulary's).
 TEST(RunPairs, TheCheckpointsOwnVocabularyIsUsed) {
     ScratchDir dir;
-    save_hf_checkpoint(dir / "ckpt", random_bert_weights(pairs_config(), 5));
+    write_checkpoint(dir);
     {
         std::ifstream in(testing::vocab_path());
         std::ofstream out(dir / "ckpt" / "vocab.txt");
         std::string line;
         for (int i = 0; i < 6000 && std::getline(in, line); ++i) out << line << "\n";
     }
-    const fs::path model = dir / "bert.bin";
-    ASSERT_EQ(run_command(build("--weights " + (dir / "ckpt").string() + " --seq 64 --batch 8 --dtype fp32 -i trn1.2xlarge -o " +
-                                model.string())).exit_code, 0);
+    const fs::path model = build_from_checkpoint(dir, "--seq 64 --batch 8 --dtype fp32 -i trn1.2xlarge");
     EXPECT_EQ(isa::read_container(isa::read_file(model)).metadata_value("vocab"), (dir / "ckpt" / "vocab.txt").string());
-    const fs::path pairs = write_mrpc_pairs(dir);
-    const auto r = run_command(sim("trn1.2xlarge") + model.string() + " --functional --pairs " + pairs.string() +
-                               " --predictions " + (dir / "out.tsv").string());
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    const std::vector<PredictionLine> predictions = read_predictions(dir / "out.tsv");
-    expect_reference_predictions(predictions, reference_logits(dir / "ckpt", dir / "ckpt" / "vocab.txt", pairs), 1e-4);
-    const std::vector<float> with_default = reference_logits(dir / "ckpt", testing::vocab_path(), pairs);
-    EXPECT_GT(std::fabs(predictions[0].logits[0] - with_default[0]), 1e-3) << "the default vocabulary was used";
+    const Classified c = classify(dir, model, "trn1.2xlarge");
+    expect_reference_predictions(c.predictions, reference_logits(dir / "ckpt", dir / "ckpt" / "vocab.txt", c.pairs), 1e-4);
+    const std::vector<float> with_default = reference_logits(dir / "ckpt", testing::vocab_path(), c.pairs);
+    EXPECT_GT(std::fabs(c.predictions.at(0).logits[0] - with_default[0]), 1e-3) << "the default vocabulary was used";
 }
 
 // Errors. Each needs only a cheap model: the checks come before the model loads.
@@ -282,8 +293,7 @@ TEST_F(RunPairsErrors, MissingVocabulary) {
 
 TEST_F(RunPairsErrors, RecordedCheckpointVocabularyGone) {
     fs::copy_file(testing::vocab_path(), dir_ / "ckpt" / "vocab.txt");
-    const fs::path model = dir_ / "with_vocab.bin";
-    ASSERT_EQ(run_command(build("--weights " + (dir_ / "ckpt").string() + " --seq 16 -i trn1.2xlarge -o " + model.string())).exit_code, 0);
+    const fs::path model = build_from_checkpoint(dir_, "--seq 16 -i trn1.2xlarge", "with_vocab.bin");
     fs::remove(dir_ / "ckpt" / "vocab.txt");
     expect_user_error(run_command(sim("trn1.2xlarge") + model.string() + " --functional --pairs " + pairs_.string()),
                       "vocabulary that neuron-build recorded is gone");
