@@ -1,5 +1,6 @@
 #include "gemm/gemm_kernel.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -68,6 +69,30 @@ std::vector<uint8_t> bf16_bytes(const std::vector<float>& values) {
     return bytes;
 }
 
+// Columns [column, column + width) of the rows of m-tile `m` of C: one PSUM accumulation.
+struct OutputTile {
+    uint32_t m = 0, column = 0, width = 0;
+};
+
+// AT tiles of k-blocks [k_first, k_first + k_blocks) x m-tiles [m_first, m_first + m_tiles), stored
+// k-block-major from `offset` in the step's slot. One transfer with its own semaphore.
+struct AtPart {
+    uint32_t k_first = 0, k_blocks = 0, m_first = 0, m_tiles = 0;
+    uint64_t offset = 0;
+};
+
+struct Matmul {
+    OutputTile tile;
+    uint32_t k = 0;
+    uint32_t part = 0;  // the step's AtPart holding the stationary tile
+};
+
+// Matmuls whose stationary tiles share one AT slot.
+struct Step {
+    std::vector<AtPart> parts;
+    std::vector<Matmul> matmuls;
+};
+
 class GemmBuilder {
 public:
     GemmBuilder(const config::NeuronCoreSpec& core, const GemmShape& shape, const GemmSchedule& schedule)
@@ -75,29 +100,37 @@ public:
         tk_ = core.tensor.max_contraction;
         tm_ = core.tensor.max_stationary_free;
         tn_ = std::min(core.tensor.max_moving_free, shape.n);
-        if (shape.m % tm_ || shape.k % tk_ || shape.n % tn_)
+        if (tk_ == 0 || tm_ == 0 || tn_ == 0 || shape.m % tm_ || shape.k % tk_ || shape.n % tn_)
             throw std::invalid_argument("GEMM shape must be a multiple of the tile " + std::to_string(tm_) + "x" +
                                         std::to_string(tk_) + "x" + std::to_string(tn_));
         mt_ = shape.m / tm_, kt_ = shape.k / tk_, nt_ = shape.n / tn_;
-        partitions_ = core.sbuf.partitions;
-        if (schedule.dma_split == 0 || partitions_ % schedule.dma_split)
-            throw std::invalid_argument("dma_split must divide the partitions");
-        if (core.psum.banks == 0 || schedule.psum_banks > core.psum.banks)
+        engines_ = core.dma_engines;
+        if (engines_ == 0) throw std::invalid_argument("the core has no DMA engine");
+        if (schedule.load_lanes == 0 || schedule.store_lanes == 0 ||
+            schedule.load_lanes + schedule.store_lanes > core.dma_queues_per_engine)
+            throw std::invalid_argument("the schedule needs " + std::to_string(schedule.load_lanes + schedule.store_lanes) +
+                                        " DMA queues per engine, the core has " +
+                                        std::to_string(core.dma_queues_per_engine));
+        if (core.psum.banks == 0 || schedule.psum_banks == 0 || schedule.psum_banks > core.psum.banks)
             throw std::invalid_argument("the schedule uses more PSUM banks than the core has");
         bank_bytes_ = core.psum.bytes_per_partition / core.psum.banks;
         if (uint64_t(tn_) * kFp32Bytes > bank_bytes_) throw std::invalid_argument("a moving tile does not fit a PSUM bank");
+        if (schedule.a_slots == 0 || schedule.out_slots == 0) throw std::invalid_argument("the schedule needs buffers");
         for (Engine e : {Engine::Act, Engine::Dve, Engine::Pool})
             if (has_engine(e)) evacuators_.push_back(e);
         if (evacuators_.empty()) throw std::invalid_argument("the core has no engine to evacuate PSUM");
+        plan_steps();
 
-        // SBUF per partition: B resident, then the AT ring, then the output ring.
+        // SBUF per partition: B resident, then the AT slots, then the output ring.
         b_base_ = 0;
-        if (schedule.first_group_m_tiles * nt_ > schedule.psum_banks)
-            throw std::invalid_argument("the first group needs more PSUM banks than the schedule may use");
-        a_slot_bytes_ = uint64_t(std::max(schedule.first_group_m_tiles, kt_)) * tm_ * kBf16Bytes;
         a_base_ = b_base_ + uint64_t(kt_) * shape.n * kBf16Bytes;
+        for (const Step& step : steps_) {
+            const AtPart& last = step.parts.back();
+            slot_bytes_ = std::max(slot_bytes_, last.offset + part_bytes(last));
+            max_parts_ = std::max(max_parts_, uint32_t(step.parts.size()));
+        }
         out_slot_bytes_ = uint64_t(tn_) * kBf16Bytes;
-        out_base_ = a_base_ + schedule.a_slots * a_slot_bytes_;
+        out_base_ = a_base_ + schedule.a_slots * slot_bytes_;
         if (out_base_ + schedule.out_slots * out_slot_bytes_ > core.sbuf.bytes_per_partition)
             throw std::invalid_argument("the GEMM's buffers do not fit SBUF");
     }
@@ -105,10 +138,13 @@ public:
     isa::Container build(bool with_data, uint32_t seed) {
         container_.generation = uint32_t(std::stoul(core_.version.substr(1)));
         container_.cores_needed = 1;
+        const uint32_t slots = schedule_.a_slots;
         container_.metadata = {{"kernel", "gemm"},
                                {"shape", "M=" + std::to_string(shape_.m) + " K=" + std::to_string(shape_.k) +
                                              " N=" + std::to_string(shape_.n)},
-                               {"schedule", schedule_.a_slots > 1 ? "double-buffered" : "single-buffered"}};
+                               {"schedule", slots == 1   ? "single-buffered"
+                                            : slots == 2 ? "double-buffered"
+                                                         : std::to_string(slots) + " AT slots"}};
         add_tensor("AT", isa::TensorRole::Weight, {shape_.k, shape_.m}, 0);
         add_tensor("B", isa::TensorRole::Input, {shape_.k, shape_.n}, uint64_t(shape_.k) * shape_.m * kBf16Bytes);
         add_tensor("C", isa::TensorRole::Output, {shape_.m, shape_.n},
@@ -119,8 +155,7 @@ public:
             container_.tensors[kB].data = bf16_bytes(inputs.b);
         }
         allocate_semaphores();
-        if (!schedule_.b_in_steps || schedule_.first_group_m_tiles == 0) load_b(0, kt_, isa::kNoSemaphore, 0);
-        schedule_tiles();
+        schedule_steps();
         if (container_.semaphore_names.size() > core_.semaphores)
             throw std::invalid_argument("the schedule needs " + std::to_string(container_.semaphore_names.size()) +
                                         " semaphores, the core has " + std::to_string(core_.semaphores));
@@ -131,8 +166,6 @@ public:
 
 private:
     static constexpr uint32_t kAt = 0, kB = 1, kC = 2;
-    // DMA queue classes: each kind of transfer has its own queue on every DMA engine.
-    enum QueueClass : uint32_t { kLoadB = 0, kLoadA = 2 };  // stores follow the AT slots' queues
 
     bool has_engine(Engine e) const {
         const char* name = e == Engine::Act ? "scalar" : e == Engine::Dve ? "vector" : "gpsimd";
@@ -140,6 +173,94 @@ private:
             if (spec.name == name) return true;
         return false;
     }
+
+    uint64_t part_bytes(const AtPart& part) const {
+        return uint64_t(part.k_blocks) * part.m_tiles * tm_ * kBf16Bytes;
+    }
+
+    uint64_t stationary_offset(const AtPart& part, uint32_t k, uint32_t m) const {
+        return part.offset + (uint64_t(k - part.k_first) * part.m_tiles + (m - part.m_first)) * tm_ * kBf16Bytes;
+    }
+
+    // ---- the plan: which matmuls each step runs, in order, and how its AT arrives ------------------
+
+    // Parts are laid out one after the other in the slot.
+    void add_part(Step& step, uint32_t k_first, uint32_t k_blocks, uint32_t m_first, uint32_t m_tiles) const {
+        const uint64_t offset = step.parts.empty() ? 0 : step.parts.back().offset + part_bytes(step.parts.back());
+        step.parts.push_back({k_first, k_blocks, m_first, m_tiles, offset});
+    }
+
+    uint32_t part_holding(const Step& step, uint32_t k, uint32_t m) const {
+        for (uint32_t p = 0; p < step.parts.size(); ++p) {
+            const AtPart& part = step.parts[p];
+            if (k >= part.k_first && k < part.k_first + part.k_blocks && m >= part.m_first &&
+                m < part.m_first + part.m_tiles)
+                return p;
+        }
+        throw std::logic_error("no AT part holds the tile");
+    }
+
+    // The widths the output tiles of m-tile `m` are computed in: TN each, except that the kernel's
+    // last tile is halved down to tail_min_n so that little work follows the last matmul.
+    std::vector<uint32_t> output_widths(uint32_t m) const {
+        std::vector<uint32_t> widths(nt_, tn_);
+        const uint32_t narrowest = schedule_.tail_min_n;
+        if (m + 1 != mt_ || narrowest == 0 || narrowest >= tn_) return widths;
+        widths.pop_back();
+        uint32_t rest = tn_;
+        while (rest > narrowest) {
+            rest /= 2;
+            widths.push_back(rest);
+        }
+        widths.push_back(rest);
+        if (rest != narrowest) throw std::invalid_argument("tail_min_n must be the moving tile width over a power of two");
+        return widths;
+    }
+
+    void plan_steps() {
+        const uint32_t group = std::min(schedule_.group_m_tiles, mt_);
+        if (group > 0) {
+            const uint32_t step_k = schedule_.group_step_k_blocks, part_m = schedule_.group_part_m_tiles;
+            if (group * nt_ > schedule_.psum_banks)
+                throw std::invalid_argument("the first group needs more PSUM banks than the schedule may use");
+            if (step_k == 0 || kt_ % step_k) throw std::invalid_argument("group_step_k_blocks must divide the k-blocks");
+            if (part_m == 0 || group % part_m) throw std::invalid_argument("group_part_m_tiles must divide the group");
+            for (uint32_t k0 = 0; k0 < kt_; k0 += step_k) {
+                Step step;
+                for (uint32_t k = k0; k < k0 + step_k; ++k)
+                    for (uint32_t m = 0; m < group; m += part_m)
+                        add_part(step, k, 1, m, part_m);
+                // The contraction outermost, then the n-tiles: one B tile serves the whole group in a row.
+                for (uint32_t k = k0; k < k0 + step_k; ++k)
+                    for (uint32_t n = 0; n < nt_; ++n)
+                        for (uint32_t m = 0; m < group; ++m)
+                            step.matmuls.push_back({{m, n * tn_, tn_}, k, part_holding(step, k, m)});
+                steps_.push_back(std::move(step));
+            }
+        }
+        const uint32_t parts = schedule_.column_parts;
+        if (parts == 0 || kt_ % parts) throw std::invalid_argument("column_parts must divide the k-blocks");
+        const uint32_t part_k = kt_ / parts, per_step = schedule_.column_step_m_tiles;
+        if (per_step == 0) throw std::invalid_argument("column_step_m_tiles must be at least 1");
+        for (uint32_t m0 = group; m0 < mt_; m0 += per_step) {
+            Step step;
+            const uint32_t m_end = std::min(mt_, m0 + per_step);
+            for (uint32_t m = m0; m < m_end; ++m)
+                for (uint32_t k = 0; k < kt_; k += part_k) add_part(step, k, part_k, m, 1);
+            // One output tile after the other, each over the whole contraction.
+            for (uint32_t m = m0; m < m_end; ++m) {
+                uint32_t column = 0;
+                for (uint32_t width : output_widths(m)) {
+                    for (uint32_t k = 0; k < kt_; ++k)
+                        step.matmuls.push_back({{m, column, width}, k, part_holding(step, k, m)});
+                    column += width;
+                }
+            }
+            steps_.push_back(std::move(step));
+        }
+    }
+
+    // ---- program pieces ---------------------------------------------------------------------------
 
     void add_tensor(const std::string& name, isa::TensorRole role, std::vector<uint64_t> shape, uint64_t offset) {
         isa::TensorInfo t;
@@ -155,6 +276,7 @@ private:
     uint16_t semaphore(const std::string& name) {
         const uint16_t index = uint16_t(container_.semaphore_names.size());
         container_.semaphore_names.push_back({index, name});
+        signaled_.push_back(0);
         return index;
     }
 
@@ -163,7 +285,8 @@ private:
             for (uint32_t n = 0; n < nt_; ++n)
                 b_ready_.push_back(semaphore("b_ready" + std::to_string(k) + "_" + std::to_string(n)));
         for (uint32_t s = 0; s < schedule_.a_slots; ++s) {
-            a_ready_.push_back(semaphore("a_ready" + std::to_string(s)));
+            for (uint32_t p = 0; p < max_parts_; ++p)
+                a_ready_.push_back(semaphore("a_ready" + std::to_string(s) + "_" + std::to_string(p)));
             step_done_.push_back(semaphore("step_done" + std::to_string(s)));
         }
         for (uint32_t b = 0; b < schedule_.psum_banks; ++b) {
@@ -174,6 +297,7 @@ private:
             out_ready_.push_back(semaphore("out_ready" + std::to_string(o)));
             stored_.push_back(semaphore("stored" + std::to_string(o)));
         }
+        stored_value_.assign(schedule_.out_slots, 0);
     }
 
     // Streams live in a map until the end (stable references while others are added).
@@ -197,147 +321,140 @@ private:
         return with_sync(inst, wait, value, signal);
     }
 
-    uint32_t dma_queue(uint32_t queue_class, uint32_t piece) const {
-        const uint32_t queue = queue_class * core_.dma_engines + piece % core_.dma_engines;
-        if (queue >= core_.dma_engines * core_.dma_queues_per_engine)
-            throw std::invalid_argument("the schedule needs more DMA queues than the core has");
-        return queue;
-    }
-
-    uint32_t piece_rows() const { return partitions_ / schedule_.dma_split; }
-
-    // One DMA per partition slice: dst on chip, src a DRAM block (or the reverse for stores).
-    void dma_pieces(uint32_t queue_class, const AccessPattern& on_chip_whole, const AccessPattern& dram_whole,
-                    bool to_dram, uint16_t wait, uint32_t wait_value, uint16_t signal) {
-        const uint32_t rows = piece_rows();
-        for (uint32_t piece = 0; piece < schedule_.dma_split; ++piece) {
+    // One transfer between an on-chip region and a DRAM block of the same rows, split by partitions
+    // over the DMA engines: slice e on queue lane * engines + e, i.e. on engine e. Every slice signals
+    // `signal`; returns the value `signal` reaches once the whole transfer is done.
+    uint32_t transfer(uint32_t lane, const AccessPattern& on_chip_whole, const AccessPattern& dram_whole, bool to_dram,
+                      uint16_t wait, uint32_t wait_value, uint16_t signal) {
+        const uint32_t partitions = on_chip_whole.partition_count;
+        const uint32_t slices = std::min(engines_, partitions);
+        uint32_t first = 0;
+        for (uint32_t e = 0; e < slices; ++e) {
+            const uint32_t rows = partitions / slices + (e < partitions % slices ? 1 : 0);
             AccessPattern chip = on_chip_whole, dram = dram_whole;
-            chip.partition_start = on_chip_whole.partition_start + piece * rows;
+            chip.partition_start += first;
             chip.partition_count = rows;
-            dram.offset += uint64_t(piece) * rows * dram.partition_stride * isa::size_in_bytes(dram.dtype);
+            dram.offset += uint64_t(first) * dram.partition_stride * isa::size_in_bytes(dram.dtype);
             dram.partition_count = rows;
             Instruction copy;
             copy.opcode = Opcode::DmaCopy;
             copy.set(isa::fields::DmaCopy::dst, to_dram ? dram : chip);
             copy.set(isa::fields::DmaCopy::src, to_dram ? chip : dram);
-            stream(Engine::Dma, dma_queue(queue_class, piece)).push_back(with_sync(copy, wait, wait_value, signal));
+            stream(Engine::Dma, lane * engines_ + e).push_back(with_sync(copy, wait, wait_value, signal));
+            first += rows;
         }
+        signaled_[signal] += slices;
+        return signaled_[signal];
     }
 
-    // B stays in SBUF: k-block k (rows k*TK..) at b_base + k * N elements, loaded one [TK, TN] tile
-    // at a time in the order the matmuls first need them, on two queues per DMA engine.
-    void load_b(uint32_t k_begin, uint32_t k_end, uint16_t wait, uint32_t wait_value) {
-        for (uint32_t k = k_begin; k < k_end; ++k)
-            for (uint32_t n = 0; n < nt_; ++n)
-                dma_pieces(kLoadB + (k * nt_ + n) % 2,
-                           on_chip(MemorySpace::Sbuf, 0, tk_, b_base_ + (uint64_t(k) * shape_.n + n * tn_) * kBf16Bytes,
-                                   DType::Bf16, tn_),
-                           dram_block(kB, shape_.n, k * tk_, tk_, n * tn_, tn_, DType::Bf16), false, wait, wait_value,
-                           b_ready_[k * nt_ + n]);
+    uint32_t load(const AccessPattern& chip, const AccessPattern& dram, uint16_t wait, uint32_t wait_value,
+                  uint16_t signal) {
+        return transfer(next_load_lane_++ % schedule_.load_lanes, chip, dram, false, wait, wait_value, signal);
     }
 
-    struct Tile {
-        uint32_t m, n;
-    };
+    uint32_t store(const AccessPattern& chip, const AccessPattern& dram, uint16_t wait, uint32_t wait_value,
+                   uint16_t signal) {
+        const uint32_t lane = schedule_.load_lanes + next_store_lane_++ % schedule_.store_lanes;
+        return transfer(lane, chip, dram, true, wait, wait_value, signal);
+    }
 
-    // The matmuls of one step, and which tiles they finish.
-    struct Matmul {
-        Tile tile;
-        uint32_t k;
-        uint64_t stationary;  // SBUF offset of its stationary tile
-    };
+    // B stays in SBUF: k-block k (rows k*TK..) at b_base + k * N elements; one transfer per [TK, TN] tile.
+    uint32_t load_b_tile(uint32_t k, uint32_t n) {
+        return load(on_chip(MemorySpace::Sbuf, 0, tk_, b_base_ + (uint64_t(k) * shape_.n + n * tn_) * kBf16Bytes,
+                            DType::Bf16, tn_),
+                    dram_block(kB, shape_.n, k * tk_, tk_, n * tn_, tn_, DType::Bf16), isa::kNoSemaphore, 0,
+                    b_ready_[k * nt_ + n]);
+    }
 
-    // One DMA per partition slice of an AT block [rows of k, columns m0 .. m0 + columns) per k-block.
-    void load_at(uint32_t slot, uint32_t use, uint32_t k0, uint32_t k_blocks, uint32_t m0, uint32_t columns) {
-        AccessPattern dram = dram_block(kAt, shape_.m, k0 * tk_, tk_, m0 * tm_, columns * tm_, DType::Bf16);
-        if (k_blocks > 1) {
+    uint64_t slot_base(uint32_t slot) const { return a_base_ + slot * slot_bytes_; }
+
+    // Rows of k-blocks [k_first, +k_blocks) of AT, columns of the part's m-tiles, into its place in the slot.
+    uint32_t load_at_part(uint32_t slot, uint32_t index, const AtPart& part, uint16_t wait, uint32_t wait_value) {
+        AccessPattern dram = dram_block(kAt, shape_.m, part.k_first * tk_, tk_, part.m_first * tm_,
+                                        part.m_tiles * tm_, DType::Bf16);
+        if (part.k_blocks > 1) {
             dram.dim_count = 2;
             dram.dims[1] = dram.dims[0];
-            dram.dims[0] = {int32_t(tk_ * shape_.m), k_blocks};
+            dram.dims[0] = {int32_t(tk_ * shape_.m), part.k_blocks};
         }
-        dma_pieces(kLoadA + slot,
-                   on_chip(MemorySpace::Sbuf, 0, tk_, a_base_ + slot * a_slot_bytes_, DType::Bf16, k_blocks * columns * tm_),
-                   dram, false, use ? step_done_[slot] : isa::kNoSemaphore, use, a_ready_[slot]);
+        const AccessPattern chip = on_chip(MemorySpace::Sbuf, 0, tk_, slot_base(slot) + part.offset, DType::Bf16,
+                                           part.k_blocks * part.m_tiles * tm_);
+        return load(chip, dram, wait, wait_value, a_ready_[slot * max_parts_ + index]);
     }
 
-    void schedule_tiles() {
-        uint32_t step = 0, tile_index = 0;
-        std::vector<uint32_t> bank_uses(schedule_.psum_banks, 0);
-        std::vector<bool> b_waited(kt_ * nt_, false);
-        std::vector<Instruction>& pe = stream(Engine::Pe);
+    // ---- the streams ------------------------------------------------------------------------------
 
-        // Runs one step: its AT load, then its matmuls; tiles finishing in it are evacuated and stored.
-        auto run_step = [&](const std::vector<Matmul>& matmuls, uint32_t slot) {
-            std::map<std::pair<uint32_t, uint32_t>, uint32_t> bank_of;  // tile -> bank, this step
-            for (const Matmul& mm : matmuls) {
-                const uint32_t b_tile = mm.k * nt_ + mm.tile.n;
-                if (!b_waited[b_tile]) {
-                    pe.push_back(nop(b_ready_[b_tile], schedule_.dma_split));
-                    b_waited[b_tile] = true;
+    // Walks the steps in order. Loads are issued the first time a matmul needs them, so each lane's
+    // queue holds them in need order; a slot's reload waits until its previous step has streamed.
+    void schedule_steps() {
+        std::vector<Instruction>& pe = stream(Engine::Pe);
+        std::vector<uint32_t> b_value(size_t(kt_) * nt_, 0);
+        std::vector<uint32_t> bank_uses(schedule_.psum_banks, 0);
+        std::map<std::pair<uint32_t, uint32_t>, uint32_t> open_banks;  // (m, column) -> bank
+        uint32_t next_bank = 0;
+        for (uint32_t s = 0; s < steps_.size(); ++s) {
+            const Step& step = steps_[s];
+            const uint32_t slot = s % schedule_.a_slots, use = s / schedule_.a_slots;
+            std::vector<bool> part_loaded(step.parts.size(), false);
+            struct Finished {
+                OutputTile tile;
+                uint32_t bank, bank_use;
+            };
+            std::vector<Finished> finished;
+            for (const Matmul& mm : step.matmuls) {
+                const AtPart& part = step.parts[mm.part];
+                if (!part_loaded[mm.part]) {
+                    const uint32_t ready = load_at_part(slot, mm.part, part, use ? step_done_[slot] : isa::kNoSemaphore, use);
+                    pe.push_back(nop(a_ready_[slot * max_parts_ + mm.part], ready));
+                    part_loaded[mm.part] = true;
                 }
-                const auto key = std::make_pair(mm.tile.m, mm.tile.n);
-                auto it = tiles_open_.find(key);
-                if (it == tiles_open_.end()) {
-                    const uint32_t bank = next_bank_++ % schedule_.psum_banks;
+                const uint32_t b_tile = mm.k * nt_ + mm.tile.column / tn_;
+                if (!b_value[b_tile]) {
+                    b_value[b_tile] = load_b_tile(mm.k, mm.tile.column / tn_);
+                    pe.push_back(nop(b_ready_[b_tile], b_value[b_tile]));
+                }
+                const auto key = std::make_pair(mm.tile.m, mm.tile.column);
+                if (mm.k == 0) {
+                    const uint32_t bank = next_bank++ % schedule_.psum_banks;
                     if (bank_uses[bank] > 0) pe.push_back(nop(bank_free_[bank], bank_uses[bank]));
-                    it = tiles_open_.emplace(key, bank).first;
+                    open_banks[key] = bank;
                 }
-                const uint32_t bank = it->second;
+                const uint32_t bank = open_banks.at(key);
                 const bool last = mm.k + 1 == kt_;
+                const uint64_t b_offset = b_base_ + (uint64_t(mm.k) * shape_.n + mm.tile.column) * kBf16Bytes;
                 Instruction inst;
                 inst.opcode = Opcode::Matmul;
-                inst.set(isa::fields::Matmul::dst, on_chip(MemorySpace::Psum, 0, tm_, uint64_t(bank) * bank_bytes_, DType::Fp32, tn_));
-                inst.set(isa::fields::Matmul::stationary, on_chip(MemorySpace::Sbuf, 0, tk_, mm.stationary, DType::Bf16, tm_));
+                inst.set(isa::fields::Matmul::dst,
+                         on_chip(MemorySpace::Psum, 0, tm_, uint64_t(bank) * bank_bytes_, DType::Fp32, mm.tile.width));
+                inst.set(isa::fields::Matmul::stationary,
+                         on_chip(MemorySpace::Sbuf, 0, tk_, slot_base(slot) + stationary_offset(part, mm.k, mm.tile.m),
+                                 DType::Bf16, tm_));
                 inst.set(isa::fields::Matmul::moving,
-                         on_chip(MemorySpace::Sbuf, 0, tk_,
-                                 b_base_ + (uint64_t(mm.k) * shape_.n + uint64_t(mm.tile.n) * tn_) * kBf16Bytes, DType::Bf16, tn_));
-                inst.set_enum(isa::fields::Matmul::acc, mm.k == 0 ? isa::AccumulateMode::Overwrite : isa::AccumulateMode::Accumulate);
+                         on_chip(MemorySpace::Sbuf, 0, tk_, b_offset, DType::Bf16, mm.tile.width));
+                inst.set_enum(isa::fields::Matmul::acc,
+                              mm.k == 0 ? isa::AccumulateMode::Overwrite : isa::AccumulateMode::Accumulate);
                 pe.push_back(with_sync(inst, isa::kNoSemaphore, 0, last ? bank_full_[bank] : isa::kNoSemaphore));
                 if (last) {
-                    finished_.push_back({mm.tile, bank, bank_uses[bank]++});
-                    tiles_open_.erase(it);
+                    finished.push_back({mm.tile, bank, bank_uses[bank]++});
+                    open_banks.erase(key);
                 }
             }
-            // The step's inputs are consumed once its last matmul has streamed.
+            // The step's AT is consumed once its last matmul has streamed.
             pe.push_back(nop(isa::kNoSemaphore, 0, step_done_[slot]));
-            for (const Finished& f : finished_) evacuate_and_store(f.tile, f.bank, f.bank_use, tile_index++);
-            finished_.clear();
-        };
-
-        // The first group: its k-blocks one step each, the n-tiles outermost within a step so that
-        // the first matmuls need only the first B tile.
-        const uint32_t group = std::min(schedule_.first_group_m_tiles, mt_);
-        for (uint32_t k = 0; group > 0 && k < kt_; ++k, ++step) {
-            const uint32_t slot = step % schedule_.a_slots, use = step / schedule_.a_slots;
-            if (schedule_.b_in_steps) load_b(k, k + 1, use ? step_done_[slot] : isa::kNoSemaphore, use);
-            load_at(slot, use, k, 1, 0, group);
-            pe.push_back(nop(a_ready_[slot], schedule_.dma_split * (use + 1)));
-            std::vector<Matmul> matmuls;
-            for (uint32_t n = 0; n < nt_; ++n)
-                for (uint32_t m = 0; m < group; ++m)
-                    matmuls.push_back({{m, n}, k, a_base_ + slot * a_slot_bytes_ + uint64_t(m) * tm_ * kBf16Bytes});
-            run_step(matmuls, slot);
-        }
-        // Every later m-tile: its whole AT column block in one step, its n-tiles one after the other.
-        for (uint32_t m = group; m < mt_; ++m, ++step) {
-            const uint32_t slot = step % schedule_.a_slots, use = step / schedule_.a_slots;
-            load_at(slot, use, 0, kt_, m, 1);
-            pe.push_back(nop(a_ready_[slot], schedule_.dma_split * (use + 1)));
-            std::vector<Matmul> matmuls;
-            for (uint32_t n = 0; n < nt_; ++n)
-                for (uint32_t k = 0; k < kt_; ++k)
-                    matmuls.push_back({{m, n}, k, a_base_ + slot * a_slot_bytes_ + uint64_t(k) * tm_ * kBf16Bytes});
-            run_step(matmuls, slot);
+            for (const Finished& f : finished) evacuate_and_store(f.tile, f.bank, f.bank_use);
         }
     }
 
-    void evacuate_and_store(const Tile& tile, uint32_t bank, uint32_t bank_use, uint32_t tile_index) {
-        const Engine engine = evacuators_[tile_index % evacuators_.size()];
-        const uint32_t slot = tile_index % schedule_.out_slots, use = tile_index / schedule_.out_slots;
-        const AccessPattern out = on_chip(MemorySpace::Sbuf, 0, tm_, out_base_ + slot * out_slot_bytes_, DType::Bf16, tn_);
-        const AccessPattern psum = on_chip(MemorySpace::Psum, 0, tm_, uint64_t(bank) * bank_bytes_, DType::Fp32, tn_);
+    void evacuate_and_store(const OutputTile& tile, uint32_t bank, uint32_t bank_use) {
+        const uint32_t index = tiles_evacuated_++;
+        const Engine engine = evacuators_[index % evacuators_.size()];
+        const uint32_t slot = index % schedule_.out_slots, use = index / schedule_.out_slots;
+        const AccessPattern out =
+            on_chip(MemorySpace::Sbuf, 0, tm_, out_base_ + slot * out_slot_bytes_, DType::Bf16, tile.width);
+        const AccessPattern psum =
+            on_chip(MemorySpace::Psum, 0, tm_, uint64_t(bank) * bank_bytes_, DType::Fp32, tile.width);
         std::vector<Instruction>& evac = stream(engine);
-        if (use > 0) evac.push_back(nop(stored_[slot], schedule_.dma_split * use));
+        if (use > 0) evac.push_back(nop(stored_[slot], stored_value_[slot]));
         Instruction copy;
         if (engine == Engine::Act) {
             copy.opcode = Opcode::Activation;
@@ -353,9 +470,8 @@ private:
         }
         evac.push_back(with_sync(copy, bank_full_[bank], bank_use + 1, out_ready_[slot]));
         evac.push_back(nop(isa::kNoSemaphore, 0, bank_free_[bank]));
-        dma_pieces(kLoadA + schedule_.a_slots + tile_index % 2, out,
-                   dram_block(kC, shape_.n, tile.m * tm_, tm_, tile.n * tn_, tn_, DType::Bf16), true, out_ready_[slot],
-                   use + 1, stored_[slot]);
+        stored_value_[slot] = store(out, dram_block(kC, shape_.n, tile.m * tm_, tm_, tile.column, tile.width, DType::Bf16),
+                                    out_ready_[slot], use + 1, stored_[slot]);
     }
 
     const config::NeuronCoreSpec& core_;
@@ -364,16 +480,13 @@ private:
     isa::Container container_;
     std::map<std::pair<Engine, uint32_t>, isa::InstructionStream> streams_;
     std::vector<Engine> evacuators_;
-    uint32_t tk_ = 0, tm_ = 0, tn_ = 0, mt_ = 0, kt_ = 0, nt_ = 0, partitions_ = 0;
-    uint64_t bank_bytes_ = 0, b_base_ = 0, a_base_ = 0, a_slot_bytes_ = 0, out_base_ = 0, out_slot_bytes_ = 0;
+    std::vector<Step> steps_;
+    uint32_t tk_ = 0, tm_ = 0, tn_ = 0, mt_ = 0, kt_ = 0, nt_ = 0, engines_ = 0, max_parts_ = 0;
+    uint64_t bank_bytes_ = 0, b_base_ = 0, a_base_ = 0, slot_bytes_ = 0, out_base_ = 0, out_slot_bytes_ = 0;
     std::vector<uint16_t> b_ready_, a_ready_, step_done_, bank_full_, bank_free_, out_ready_, stored_;
-    struct Finished {
-        Tile tile;
-        uint32_t bank, bank_use;
-    };
-    std::map<std::pair<uint32_t, uint32_t>, uint32_t> tiles_open_;  // accumulating tile -> its bank
-    std::vector<Finished> finished_;
-    uint32_t next_bank_ = 0;
+    std::vector<uint32_t> signaled_;      // per semaphore: DMA slices issued so far that signal it
+    std::vector<uint32_t> stored_value_;  // per output slot: `stored` once its latest store is done
+    uint32_t next_load_lane_ = 0, next_store_lane_ = 0, tiles_evacuated_ = 0;
 };
 
 }  // namespace
@@ -382,10 +495,12 @@ GemmSchedule GemmSchedule::double_buffered() { return GemmSchedule{}; }
 
 GemmSchedule GemmSchedule::single_buffered() {
     GemmSchedule s;
-    s.first_group_m_tiles = 0;
+    s.group_m_tiles = 0;
     s.a_slots = 1;
     s.out_slots = 1;
     s.psum_banks = 1;
+    s.column_step_m_tiles = 1;
+    s.tail_min_n = 0;
     return s;
 }
 

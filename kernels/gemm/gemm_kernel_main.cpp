@@ -1,7 +1,9 @@
 // neuron-gemm-kernel: writes the hand-scheduled GEMM (kernels/gemm/gemm_kernel.h) as a program file
 // that `neuron-sim run` executes, e.g.
 //   neuron-gemm-kernel --generation 2 -o gemm.bin && neuron-sim --instance trn1.2xlarge run gemm.bin --trace t.json
+// The schedule's knobs can be overridden one by one to explore it (--load-lanes 8, --a-slots 3, ...).
 #include <iostream>
+#include <map>
 
 #include <CLI/CLI.hpp>
 
@@ -22,12 +24,28 @@ int main(int argc, char** argv) {
     app.add_option("-n", shape.n, "Columns of B and C");
     app.add_flag("--single-buffered", single, "One buffer of each kind instead of double buffering");
     app.add_flag("--with-data", with_data, "Store seeded pseudo-random A and B in the program");
-    uint32_t a_slots = 0, first_group = 1000;
-    bool b_in_steps = false;
-    app.add_flag("--b-in-steps", b_in_steps, "Load B with the first group's steps instead of all up front");
-    app.add_option("--a-slots", a_slots, "SBUF buffers AT streams through (default: the schedule's)");
-    app.add_option("--first-group", first_group, "m-tiles accumulated together at the start (default: the schedule's)");
     app.add_option("-o,--output", output, "Program file to write")->required();
+
+    // Overrides of the chosen schedule's fields (see GemmSchedule); unset ones keep its value.
+    using Field = uint32_t nsim::kernels::GemmSchedule::*;
+    const std::vector<std::tuple<std::string, Field, std::string>> knobs = {
+        {"--group", &nsim::kernels::GemmSchedule::group_m_tiles, "m-tiles accumulated together at the start"},
+        {"--group-step-k", &nsim::kernels::GemmSchedule::group_step_k_blocks, "k-blocks per group step"},
+        {"--group-part-m", &nsim::kernels::GemmSchedule::group_part_m_tiles, "m-tiles per AT transfer in the group"},
+        {"--column-step-m", &nsim::kernels::GemmSchedule::column_step_m_tiles, "later m-tiles per step"},
+        {"--column-parts", &nsim::kernels::GemmSchedule::column_parts, "AT transfers per later m-tile"},
+        {"--a-slots", &nsim::kernels::GemmSchedule::a_slots, "SBUF slots the steps' AT rotates through"},
+        {"--tail-min-n", &nsim::kernels::GemmSchedule::tail_min_n, "narrowest piece of the halved last tile (0: none)"},
+        {"--out-slots", &nsim::kernels::GemmSchedule::out_slots, "SBUF buffers for evacuated output tiles"},
+        {"--psum-banks", &nsim::kernels::GemmSchedule::psum_banks, "PSUM banks the output tiles rotate through"},
+        {"--load-lanes", &nsim::kernels::GemmSchedule::load_lanes, "DMA queues per engine for loads"},
+        {"--store-lanes", &nsim::kernels::GemmSchedule::store_lanes, "DMA queues per engine for stores"},
+    };
+    std::map<std::string, uint32_t> overrides;
+    for (const auto& [flag, field, help] : knobs) {
+        (void)field;
+        app.add_option_function<uint32_t>(flag, [&overrides, flag = flag](uint32_t v) { overrides[flag] = v; }, help);
+    }
     return nsim::tools::run_tool(app, argc, argv, [&] {
         const auto configs = nsim::config::ConfigSet::load(nsim::config::ConfigSet::default_dir());
         for (const auto& name : configs.chip_names()) {
@@ -35,9 +53,8 @@ int main(int argc, char** argv) {
             if (core.version != "v" + std::to_string(generation)) continue;
             auto schedule = single ? nsim::kernels::GemmSchedule::single_buffered()
                                    : nsim::kernels::GemmSchedule::double_buffered();
-            if (a_slots) schedule.a_slots = a_slots;
-            if (b_in_steps) schedule.b_in_steps = true;
-            if (first_group != 1000) schedule.first_group_m_tiles = first_group;
+            for (const auto& [flag, field, help] : knobs)
+                if (overrides.count(flag)) schedule.*field = overrides.at(flag);
             const auto program = nsim::kernels::build_gemm(core, shape, schedule, with_data);
             nsim::isa::write_file(output, nsim::isa::write_container(program));
             return 0;
