@@ -9,7 +9,6 @@
 #include "builder/program_builder.h"
 #include "device/attention_kernel.h"
 #include "device/embedding_kernel.h"
-#include "device/host_embedding_tables.h"
 #include "device/kernel_context.h"
 #include "device/layer_norm_kernel.h"
 #include "device/linear_kernels.h"
@@ -422,9 +421,7 @@ isa::Container build_bert_program(const config::NeuronCoreSpec& spec, const Bert
     // normalises its own embedding output.
     program.set_metadata("vocab_size", std::to_string(config.vocab_size));
     program.set_metadata("layer_norm_eps", fmt::format("{}", config.layer_norm_eps));
-    isa::Container finished = program.finish();
-    if (weights && weights->embeddings && !device_embedding) add_host_embedding_tables(finished, *weights->embeddings);
-    return finished;
+    return program.finish();
 }
 
 }  // namespace nsim::kernels::device

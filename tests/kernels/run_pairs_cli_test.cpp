@@ -47,7 +47,7 @@ BertConfig pairs_config() {
 }
 
 // The first `count` pairs of the MRPC dev file (header included), as a file of their own.
-fs::path write_mrpc_pairs(const ScratchDir& dir, size_t count = kPairs) {
+fs::path write_mrpc_pairs(const fs::path& dir, size_t count = kPairs) {
     std::ifstream in(testing::shared_data("mrpc/glue_mrpc_dev.tsv"));
     std::ostringstream text;
     std::string line;
@@ -61,19 +61,19 @@ std::string build(const std::string& args) { return tool_path("neuron-build") + 
 std::string sim(const std::string& instance) { return tool_path("neuron-sim") + " --instance " + instance + " run "; }
 
 // The random-weight checkpoint directory DIR/ckpt.
-void write_checkpoint(const ScratchDir& dir, const BertConfig& config = pairs_config()) {
+void write_checkpoint(const fs::path& dir, const BertConfig& config = pairs_config()) {
     save_hf_checkpoint(dir / "ckpt", random_bert_weights(config, 5));
 }
 
 // DIR/NAME built from DIR/ckpt (`args`: neuron-build options besides --weights and -o).
-fs::path build_from_checkpoint(const ScratchDir& dir, const std::string& args, const std::string& name = "bert.bin") {
+fs::path build_from_checkpoint(const fs::path& dir, const std::string& args, const std::string& name = "bert.bin") {
     const fs::path out = dir / name;
     const auto r = run_command(build("--weights " + (dir / "ckpt").string() + " " + args + " -o " + out.string()));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return out;
 }
 
-fs::path build_model(const ScratchDir& dir, const std::string& args, const BertConfig& config = pairs_config()) {
+fs::path build_model(const fs::path& dir, const std::string& args, const BertConfig& config = pairs_config()) {
     write_checkpoint(dir, config);
     return build_from_checkpoint(dir, args);
 }
@@ -106,7 +106,7 @@ struct Classified {
     fs::path pairs;
     std::vector<PredictionLine> predictions;
 };
-Classified classify(const ScratchDir& dir, const fs::path& model, const std::string& instance, const std::string& extra = "") {
+Classified classify(const fs::path& dir, const fs::path& model, const std::string& instance, const std::string& extra = "") {
     Classified c;
     c.pairs = write_mrpc_pairs(dir);
     c.run = run_command(sim(instance) + model.string() + " --functional " + extra + " --pairs " + c.pairs.string() +
@@ -180,8 +180,8 @@ void expect_user_error(const test::CommandResult& r, const std::string& needle) 
 TEST(RunPairs, HostEmbeddingFp32OnEveryCopyMatchesTheReferenceAndCountsItsMetrics) {
     ScratchDir dir;
     // 2 copies x batch 3: 8 pairs take 2 executions, the second padded with 4 dummy sequences.
-    const fs::path model = build_model(dir, "--seq 64 --batch 3 --cores 2 --dtype fp32 --embedding host --instance trn1.2xlarge");
-    const Classified c = classify(dir, model, "trn1.2xlarge");
+    const fs::path model = build_model(dir.path(), "--seq 64 --batch 3 --cores 2 --dtype fp32 --embedding host --instance trn1.2xlarge");
+    const Classified c = classify(dir.path(), model, "trn1.2xlarge");
     expect_reference_predictions(c.predictions, reference_logits(dir / "ckpt", testing::vocab_path(), c.pairs), 1e-4);
 
     const OwnCount own = count_metrics(c.pairs, c.predictions);
@@ -198,8 +198,8 @@ TEST(RunPairs, DeviceEmbeddingBf16PipelineJsonMatchesTheReference) {
     ScratchDir dir;
     // Pipeline over 2 cores, batch 3: 3 executions, the last with 1 dummy sequence.
     const fs::path model = build_model(
-        dir, "--seq 64 --batch 3 --cores 2 --parallel pipeline --dtype bf16 --embedding device --instance inf2.xlarge");
-    const Classified c = classify(dir, model, "inf2.xlarge", "--json");
+        dir.path(), "--seq 64 --batch 3 --cores 2 --parallel pipeline --dtype bf16 --embedding device --instance inf2.xlarge");
+    const Classified c = classify(dir.path(), model, "inf2.xlarge", "--json");
     expect_reference_predictions(c.predictions, reference_logits(dir / "ckpt", testing::vocab_path(), c.pairs), 6e-2);
 
     const nlohmann::json j = nlohmann::json::parse(c.run.out);
@@ -214,21 +214,37 @@ TEST(RunPairs, DeviceEmbeddingBf16PipelineJsonMatchesTheReference) {
     EXPECT_GT(j["end_to_end_ms"].get<double>(), j["device_time_ms"].get<double>());
 }
 
+// BERT-base's width: the host-side tables (30522 x 768 fp32, 94 MB) are far larger than the driver's
+// 32 MiB host memory pool, so they must stay out of what the runtime loads.
+TEST(RunPairs, BertBaseWideHostEmbeddingTablesStayOnTheHost) {
+    ScratchDir dir;
+    BertConfig wide = pairs_config();
+    wide.hidden_size = 768;
+    wide.num_hidden_layers = 1;
+    wide.num_attention_heads = 12;
+    wide.intermediate_size = 256;
+    const fs::path model = build_model(dir.path(), "--seq 64 --batch 4 --dtype fp32 -i trn1.2xlarge", wide);
+    EXPECT_GT(fs::file_size(dir / "bert.embeddings.safetensors"), 64u << 20);
+    EXPECT_LT(fs::file_size(model), 40u << 20);
+    const Classified c = classify(dir.path(), model, "trn1.2xlarge");
+    expect_reference_predictions(c.predictions, reference_logits(dir / "ckpt", testing::vocab_path(), c.pairs), 1e-4);
+}
+
 // A checkpoint with its own vocab.txt: neuron-build records it and the run tokenizes with it (here the
 // first 6000 tokens only, so rarer words become [UNK] and the logits differ from the default
 // vocabulary's).
 TEST(RunPairs, TheCheckpointsOwnVocabularyIsUsed) {
     ScratchDir dir;
-    write_checkpoint(dir);
+    write_checkpoint(dir.path());
     {
         std::ifstream in(testing::vocab_path());
         std::ofstream out(dir / "ckpt" / "vocab.txt");
         std::string line;
         for (int i = 0; i < 6000 && std::getline(in, line); ++i) out << line << "\n";
     }
-    const fs::path model = build_from_checkpoint(dir, "--seq 64 --batch 8 --dtype fp32 -i trn1.2xlarge");
+    const fs::path model = build_from_checkpoint(dir.path(), "--seq 64 --batch 8 --dtype fp32 -i trn1.2xlarge");
     EXPECT_EQ(isa::read_container(isa::read_file(model)).metadata_value("vocab"), (dir / "ckpt" / "vocab.txt").string());
-    const Classified c = classify(dir, model, "trn1.2xlarge");
+    const Classified c = classify(dir.path(), model, "trn1.2xlarge");
     expect_reference_predictions(c.predictions, reference_logits(dir / "ckpt", dir / "ckpt" / "vocab.txt", c.pairs), 1e-4);
     const std::vector<float> with_default = reference_logits(dir / "ckpt", testing::vocab_path(), c.pairs);
     EXPECT_GT(std::fabs(c.predictions.at(0).logits[0] - with_default[0]), 1e-3) << "the default vocabulary was used";
@@ -238,8 +254,8 @@ TEST(RunPairs, TheCheckpointsOwnVocabularyIsUsed) {
 class RunPairsErrors : public ::testing::Test {
 protected:
     void SetUp() override {
-        model_ = build_model(dir_, "--seq 16 --dtype fp32 -i trn1.2xlarge");
-        pairs_ = write_mrpc_pairs(dir_, 2);
+        model_ = build_model(dir_.path(), "--seq 16 --dtype fp32 -i trn1.2xlarge");
+        pairs_ = write_mrpc_pairs(dir_.path(), 2);
     }
     std::string run(const std::string& args) const { return sim("trn1.2xlarge") + model_.string() + " " + args; }
 
@@ -293,7 +309,7 @@ TEST_F(RunPairsErrors, MissingVocabulary) {
 
 TEST_F(RunPairsErrors, RecordedCheckpointVocabularyGone) {
     fs::copy_file(testing::vocab_path(), dir_ / "ckpt" / "vocab.txt");
-    const fs::path model = build_from_checkpoint(dir_, "--seq 16 -i trn1.2xlarge", "with_vocab.bin");
+    const fs::path model = build_from_checkpoint(dir_.path(), "--seq 16 -i trn1.2xlarge", "with_vocab.bin");
     fs::remove(dir_ / "ckpt" / "vocab.txt");
     expect_user_error(run_command(sim("trn1.2xlarge") + model.string() + " --functional --pairs " + pairs_.string()),
                       "vocabulary that neuron-build recorded is gone");
@@ -302,8 +318,7 @@ TEST_F(RunPairsErrors, RecordedCheckpointVocabularyGone) {
 TEST_F(RunPairsErrors, VocabularyLargerThanTheModelsWordTable) {
     BertConfig small = pairs_config();
     small.vocab_size = 1000;
-    ScratchDir other;
-    const fs::path model = build_model(other, "--seq 16 -i trn1.2xlarge", small);
+    const fs::path model = build_model(dir_ / "small", "--seq 16 -i trn1.2xlarge", small);
     expect_user_error(run_command(sim("trn1.2xlarge") + model.string() + " --functional --pairs " + pairs_.string()),
                       "30522 tokens, but the model's word table has 1000 rows");
 }
@@ -313,7 +328,26 @@ TEST_F(RunPairsErrors, HostEmbeddingModelWithoutTables) {
     ASSERT_EQ(run_command(build("--weights " + testing::shared_data("bert-tiny-sst2-fhe").string() +
                                 " --seq 16 -i trn1.2xlarge -o " + model.string())).exit_code, 0);
     expect_user_error(run_command(sim("trn1.2xlarge") + model.string() + " --functional --pairs " + pairs_.string()),
-                      "carries no embedding tables");
+                      "has no embedding tables");
+}
+
+TEST_F(RunPairsErrors, HostEmbeddingTablesOfAnotherModel) {
+    BertConfig other_config = pairs_config();
+    other_config.vocab_size = 31000;
+    const fs::path other = dir_ / "other";
+    build_model(other, "--seq 16 -i trn1.2xlarge", other_config);
+    fs::copy_file(other / "bert.embeddings.safetensors", dir_ / "bert.embeddings.safetensors",
+                  fs::copy_options::overwrite_existing);
+    expect_user_error(run_command(run("--functional --pairs " + pairs_.string())),
+                      "not the embedding tables this model was built with");
+}
+
+TEST_F(RunPairsErrors, HostEmbeddingTablesNoLongerNextToTheModel) {
+    fs::create_directories(dir_ / "moved");
+    fs::rename(model_, dir_ / "moved" / "bert.bin");
+    expect_user_error(run_command(sim("trn1.2xlarge") + (dir_ / "moved" / "bert.bin").string() + " --functional --pairs " +
+                                  pairs_.string()),
+                      (dir_ / "moved" / "bert.embeddings.safetensors").string() + ": missing");
 }
 
 TEST(RunBuiltModel, ModelForAnotherGenerationIsAnError) {

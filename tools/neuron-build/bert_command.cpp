@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "bert/bert_config.h"
+#include "bert/embedding_tables_file.h"
 #include "bert/fhe_tiny_checkpoint.h"
 #include "bert/hf_checkpoint.h"
 #include "bert/random_weights.h"
@@ -83,8 +84,8 @@ int build_bert(const BertBuildOptions& o) {
                 throw UserError("--model '" + o.model + "' is neither bert-base, bert-large nor an existing config.json");
         } else {
             p.config = model_config(o, &p.model_name);
-            // With the embedding tables wherever the embedding runs: on the host they travel in the
-            // program file for runs that start from token ids (run --pairs).
+            // With the embedding tables wherever the embedding runs: on the host they are written next
+            // to the program for runs that start from token ids (run --pairs).
             if (!o.timing_only) weights = kernels::random_bert_weights(p.config, o.seed);
         }
         if (o.timing_only) weights.reset();
@@ -94,10 +95,19 @@ int build_bert(const BertBuildOptions& o) {
         // The checkpoint's own tokenizer vocabulary, as from_pretrained(DIR) would take it.
         if (const fs::path vocab = fs::path(o.weights) / kCheckpointVocab; !o.weights.empty() && fs::is_regular_file(vocab))
             program.metadata.emplace_back("vocab", fs::absolute(vocab).lexically_normal().string());
+        std::string tables_note;
+        if (weights && weights->embeddings && p.embedding == kernels::device::EmbeddingPlacement::Host) {
+            // The host's part of the model goes next to the device program (see embedding_tables_file.h).
+            const fs::path tables = kernels::host_embedding_tables_path(o.output);
+            const uint32_t crc = kernels::save_embedding_tables(tables, *weights->embeddings);
+            program.metadata.emplace_back("host_embedding_tables_crc32", std::to_string(crc));
+            tables_note = " (its tables in " + tables.string() + ")";
+        }
         isa::write_file(o.output, isa::write_container(program));
         std::cout << "wrote " << o.output << ": " << p.model_name << ", " << p.config.num_hidden_layers << " layers, batch "
                   << p.batch << ", seq " << p.seq << ", " << o.dtype << ", " << p.cores << " core(s) of "
-                  << host.chip.core.name << " (" << o.parallel << " parallel), embedding on the " << o.embedding << "\n";
+                  << host.chip.core.name << " (" << o.parallel << " parallel), embedding on the " << o.embedding
+                  << tables_note << "\n";
         return 0;
     } catch (const kernels::InputError& e) {
         throw UserError(e.what());

@@ -36,7 +36,7 @@ int run_pairs(const MachineSelection& machine, const RunOptions& options, const 
               const isa::Container& program) {
     // Everything the user can get wrong is checked before the model loads.
     if (!has_weights(program)) throw UserError(kFunctionalNeedsWeights);
-    const TokenInputs inputs(program);
+    const TokenInputs inputs(program, options.program);
     const kernels::BertTokenizer tokenizer(model_vocabulary(program, options.vocab));
     const kernels::SentencePairFile file = kernels::read_sentence_pairs(options.pairs);
     if (file.pairs.empty()) throw UserError(options.pairs + ": no sentence pairs after the header");

@@ -4,10 +4,11 @@
 
 #include <fmt/format.h>
 
+#include "bert/embedding_tables_file.h"
 #include "builder/program_builder.h"
+#include "common/input_error.h"
 #include "common/tool_main.h"
 #include "device/bert_program.h"
-#include "device/host_embedding_tables.h"
 #include "reference/embeddings.h"
 
 namespace nsim::tools {
@@ -17,13 +18,23 @@ std::vector<float> as_floats(const std::vector<int32_t>& ids) { return std::vect
 
 }  // namespace
 
-TokenInputs::TokenInputs(const isa::Container& program) : program_(program) {
+TokenInputs::TokenInputs(const isa::Container& program, const std::filesystem::path& model_file) : program_(program) {
     if (program.metadata_value("embedding") != "host") return;
-    host_tables_ = kernels::device::read_host_embedding_tables(program);
-    if (!host_tables_)
-        throw UserError(fmt::format("model {} embeds on the host but carries no embedding tables (its weights have none, "
+    const std::string crc = program.metadata_value("host_embedding_tables_crc32");
+    if (crc.empty())
+        throw UserError(fmt::format("model {} embeds on the host but has no embedding tables (its weights have none, "
                                     "or an older neuron-build wrote it): it cannot start from token ids",
                                     program.metadata_value("model")));
+    const std::filesystem::path path = kernels::host_embedding_tables_path(model_file);
+    if (!std::filesystem::exists(path))
+        throw UserError(fmt::format("{}: missing; neuron-build writes the host-side embedding tables of {} there "
+                                    "(keep or rename the two files together)",
+                                    path.string(), model_file.string()));
+    try {
+        host_tables_ = kernels::load_embedding_tables(path, metadata_u32(program, "host_embedding_tables_crc32", 0));
+    } catch (const kernels::InputError& e) {
+        throw UserError(e.what());
+    }
     const std::string eps = program.metadata_value("layer_norm_eps");
     try {
         if (!eps.empty()) layer_norm_eps_ = std::stod(eps);

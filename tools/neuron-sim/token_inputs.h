@@ -1,9 +1,10 @@
 // One execution's inputs from token ids, as the model was built: with the embedding on the host, the
-// embedding-layer output computed here in fp32 (as the seeds' CPU does it) from the tables the program
-// file carries; with the embedding on the device, the token and segment ids themselves. The attention
-// mask either way.
+// embedding-layer output computed here in fp32 (as the seeds' CPU does it) from the tables neuron-build
+// wrote next to the program file; with the embedding on the device, the token and segment ids
+// themselves. The attention mask either way.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 
 #include "bert/bert_weights.h"
@@ -15,9 +16,10 @@ namespace nsim::tools {
 
 class TokenInputs {
 public:
-    // UserError when the model embeds on the host but carries no tables (built from weights without
-    // embeddings, such as bert-tiny-sst2-fhe, or by an older neuron-build). Keeps a reference to `program`.
-    explicit TokenInputs(const isa::Container& program);
+    // UserError when the model embeds on the host but has no tables (built from weights without
+    // embeddings, such as bert-tiny-sst2-fhe, or by an older neuron-build) or they are no longer next to
+    // `model_file`. Keeps a reference to `program`.
+    TokenInputs(const isa::Container& program, const std::filesystem::path& model_file);
 
     // `tokens` holds exactly the sequences of one execution.
     void write(const kernels::TokenBatch& tokens, ModelSession& session) const;
