@@ -7,7 +7,6 @@
 #include "bert/random_weights.h"
 #include "bert/safetensors_reader.h"
 #include "bert/safetensors_writer.h"
-#include "common/input_error.h"
 #include "kernels_test_support.h"
 #include "small_bert.h"
 
@@ -15,12 +14,7 @@ namespace nsim::kernels {
 namespace {
 
 std::string load_error(const std::filesystem::path& path) {
-    try {
-        load_embedding_tables(path);
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "no error";
+    return testing::input_error_of([&] { load_embedding_tables(path); });
 }
 
 TEST(EmbeddingTablesFile, RoundTripIsExactUnderHuggingFaceNames) {

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/input_error.h"
+
 namespace nsim::kernels::testing {
 
 inline std::filesystem::path shared_data(const std::string& relative) {
@@ -38,6 +40,17 @@ public:
 private:
     std::filesystem::path path_;
 };
+
+// The message of the InputError `call` throws, or "no error".
+template <class Call>
+std::string input_error_of(Call&& call) {
+    try {
+        call();
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "no error";
+}
 
 inline void write_text(const std::filesystem::path& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
