@@ -194,12 +194,12 @@ TEST(RunPairs, HostEmbeddingFp32OnEveryCopyMatchesTheReferenceAndCountsItsMetric
     EXPECT_NE(out.find("simulated  device "), std::string::npos) << out;
 }
 
-TEST(RunPairs, DeviceEmbeddingBf16PipelineJsonMatchesTheReference) {
+TEST(RunPairs, DeviceEmbeddingBf16PipelineJsonAndTraceMatchTheReference) {
     ScratchDir dir;
     // Pipeline over 2 cores, batch 3: 3 executions, the last with 1 dummy sequence.
     const fs::path model = build_model(
         dir.path(), "--seq 64 --batch 3 --cores 2 --parallel pipeline --dtype bf16 --embedding device --instance inf2.xlarge");
-    const Classified c = classify(dir.path(), model, "inf2.xlarge", "--json");
+    const Classified c = classify(dir.path(), model, "inf2.xlarge", "--json --trace " + (dir / "trace.json").string());
     expect_reference_predictions(c.predictions, reference_logits(dir / "ckpt", testing::vocab_path(), c.pairs), 6e-2);
 
     const nlohmann::json j = nlohmann::json::parse(c.run.out);
@@ -212,6 +212,12 @@ TEST(RunPairs, DeviceEmbeddingBf16PipelineJsonMatchesTheReference) {
     EXPECT_DOUBLE_EQ(j["f1"].get<double>(), own.f1);
     EXPECT_GT(j["device_time_ms"].get<double>(), 0.0);
     EXPECT_GT(j["end_to_end_ms"].get<double>(), j["device_time_ms"].get<double>());
+    // --trace writes the last execution.
+    std::ifstream trace_file(dir / "trace.json");
+    const nlohmann::json trace = nlohmann::json::parse(trace_file);
+    size_t slices = 0;
+    for (const auto& e : trace["traceEvents"]) slices += e["ph"] == "X";
+    EXPECT_GT(slices, 0u);
 }
 
 // BERT-base's width: the host-side tables (30522 x 768 fp32, 94 MB) are far larger than the driver's

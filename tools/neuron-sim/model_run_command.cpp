@@ -34,11 +34,7 @@ LatencySummary summarise(const std::vector<double>& seconds) {
 
 int run_model(const MachineSelection& machine, const RunOptions& options, const std::vector<uint8_t>& container_bytes) {
     const config::HostSpec spec = machine.resolve();
-    std::ofstream trace_out;
-    if (!options.trace_file.empty()) {
-        trace_out.open(options.trace_file);
-        if (!trace_out) throw UserError("cannot write the trace file " + options.trace_file);
-    }
+    std::ofstream trace_out = open_trace_file(options);
     ModelSession session(spec, container_bytes, options.functional);
     if (options.functional && !has_weights(session.program())) throw UserError(kFunctionalNeedsWeights);
 

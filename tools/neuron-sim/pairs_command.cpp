@@ -45,11 +45,7 @@ int run_pairs(const MachineSelection& machine, const RunOptions& options, const 
         predictions_out.open(options.predictions, std::ios::trunc);
         if (!predictions_out) throw UserError(options.predictions + ": cannot create the predictions file");
     }
-    std::ofstream trace_out;
-    if (!options.trace_file.empty()) {
-        trace_out.open(options.trace_file);
-        if (!trace_out) throw UserError("cannot write the trace file " + options.trace_file);
-    }
+    std::ofstream trace_out = open_trace_file(options);
 
     const config::HostSpec spec = machine.resolve();
     ModelSession session(spec, container_bytes, true);

@@ -43,6 +43,14 @@ std::unique_ptr<HostPresence> join_host(const config::HostSpec& spec, const sim:
 
 }  // namespace
 
+std::ofstream open_trace_file(const RunOptions& options) {
+    std::ofstream out;
+    if (options.trace_file.empty()) return out;
+    out.open(options.trace_file);
+    if (!out) throw UserError("cannot write the trace file " + options.trace_file);
+    return out;
+}
+
 int run_program(const MachineSelection& machine, const RunOptions& options) {
     const config::HostSpec spec = machine.resolve();
     const std::vector<uint8_t> bytes = isa::read_file(options.program);
@@ -51,11 +59,7 @@ int run_program(const MachineSelection& machine, const RunOptions& options) {
     if (is_built_model(program))
         return options.pairs.empty() ? run_model(machine, options, bytes) : run_pairs(machine, options, bytes, program);
     if (!options.pairs.empty()) throw UserError("--pairs needs a BERT model built by neuron-build; " + options.program + " is a bare program");
-    std::ofstream trace_out;
-    if (!options.trace_file.empty()) {
-        trace_out.open(options.trace_file);
-        if (!trace_out) throw UserError("cannot write the trace file " + options.trace_file);
-    }
+    std::ofstream trace_out = open_trace_file(options);
 
     sim::Platform platform("machine", spec);
     sim::Platform::finish_elaboration();

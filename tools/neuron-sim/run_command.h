@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <fstream>
 #include <string>
 
 #include "neuron-sim/machine_selection.h"
@@ -24,5 +25,8 @@ struct RunOptions {
 };
 
 int run_program(const MachineSelection& machine, const RunOptions& options);
+
+// The --trace file opened for writing (not open when none was asked); UserError when it cannot be.
+std::ofstream open_trace_file(const RunOptions& options);
 
 }  // namespace nsim::tools
