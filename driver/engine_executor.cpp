@@ -17,30 +17,33 @@ ExecutionResult EngineExecutor::execute(sim::Platform& platform, const LoadedPro
     placement.host_region = program.host_region;
     placement.host_region_bytes = program.host_region_bytes;
     sim::core::ExecutionOptions options;
-    options.functional = request.functional;
+    options.functional = functional_ && request.functional;
     options.iterations = request.iterations;
+    options.trace = trace_ != nullptr;
     ExecutionResult result;
     try {
         sim::core::EngineScheduler scheduler(platform, *program.program, placement, options);
-        const sim::core::RunStatistics stats = scheduler.run();
-        result.device_seconds = stats.time_s;
-        result.cycles = stats.cycles;
-        result.core_busy_s.assign(program.cores.size(), 0.0);
-        for (const auto& queue : stats.queues)
-            if (queue.core < result.core_busy_s.size())
-                result.core_busy_s[queue.core] = std::max(result.core_busy_s[queue.core], queue.busy_s);
-        if (request.timeout_s > 0 && stats.time_s > request.timeout_s) {
-            result.timed_out = true;
-            result.message = fmt::format("execution took {:g} s of simulated time, over the {:g} s timeout (NEURON_RT_EXEC_TIMEOUT)",
-                                         stats.time_s, request.timeout_s);
-            return result;
-        }
-        result.ok = true;
+        last_ = scheduler.run();
+        if (trace_) scheduler.trace().write(*trace_);
+        trace_ = nullptr;
     } catch (const sim::core::RunError& e) {
-        result.message = e.what();
-        const std::string text = result.message;
+        const std::string text = e.what();
         result.message = text.substr(0, text.find('\n'));  // one line; the deadlock report follows it
+        return result;
     }
+    result.device_seconds = last_.time_s;
+    result.cycles = last_.cycles;
+    result.core_busy_s.assign(program.cores.size(), 0.0);
+    for (const auto& queue : last_.queues)
+        if (queue.core < result.core_busy_s.size())
+            result.core_busy_s[queue.core] = std::max(result.core_busy_s[queue.core], queue.busy_s);
+    if (request.timeout_s > 0 && last_.time_s > request.timeout_s) {
+        result.timed_out = true;
+        result.message = fmt::format("execution took {:g} s of simulated time, over the {:g} s timeout (NEURON_RT_EXEC_TIMEOUT)",
+                                     last_.time_s, request.timeout_s);
+        return result;
+    }
+    result.ok = true;
     return result;
 }
 

@@ -1,14 +1,31 @@
 // The ModelExecutor backed by the NeuronCore engines (sim/core EngineScheduler): the runtime's
 // loaded program becomes a ProgramPlacement, the engines run it, their statistics become the result.
+// It keeps the engines' whole report of the last execution (per-queue busy time, instruction counts,
+// bytes) that ExecutionResult summarises, for tools that print it, and can trace one execution.
 #pragma once
 
+#include <ostream>
+
+#include "core/run_statistics.h"
 #include "model_executor.h"
 
 namespace nsim::runtime {
 
 class EngineExecutor : public ModelExecutor {
 public:
+    // `functional` false: timing-only executions (no data is read or computed), whatever the request says.
+    explicit EngineExecutor(bool functional = true) : functional_(functional) {}
+
     ExecutionResult execute(sim::Platform& platform, const LoadedProgram& program, const ExecutionRequest& request) override;
+
+    const sim::core::RunStatistics& last_statistics() const { return last_; }
+    // The next execution writes its Chrome trace to `out` (once).
+    void trace_next_execution(std::ostream* out) { trace_ = out; }
+
+private:
+    bool functional_;
+    sim::core::RunStatistics last_;
+    std::ostream* trace_ = nullptr;
 };
 
 }  // namespace nsim::runtime

@@ -5,61 +5,9 @@
 #include <fmt/format.h>
 
 #include "common/tool_main.h"
-#include "core/engine_scheduler.h"
 #include "host_time.h"
 
 namespace nsim::tools {
-
-// The runtime's seam to the engines, keeping the engines' whole report (per-engine busy time,
-// instruction counts) that the runtime's ExecutionResult summarises away.
-class ReportingEngineExecutor : public runtime::ModelExecutor {
-public:
-    explicit ReportingEngineExecutor(std::shared_ptr<sim::core::RunStatistics> last) : last_(std::move(last)) {}
-
-    runtime::ExecutionResult execute(sim::Platform& platform, const runtime::LoadedProgram& program,
-                                     const runtime::ExecutionRequest& request) override {
-        sim::core::ProgramPlacement placement;
-        for (const auto& c : program.cores) placement.cores.push_back({c.device, c.core});
-        placement.device_region = program.device_region;
-        placement.device_region_bytes = program.device_region_bytes;
-        placement.host_region = program.host_region;
-        placement.host_region_bytes = program.host_region_bytes;
-        sim::core::ExecutionOptions options;
-        options.functional = functional;
-        options.iterations = request.iterations;
-        options.trace = trace != nullptr;
-        runtime::ExecutionResult result;
-        try {
-            sim::core::EngineScheduler scheduler(platform, *program.program, placement, options);
-            *last_ = scheduler.run();
-            if (trace) scheduler.trace().write(*trace);
-            trace = nullptr;
-        } catch (const sim::core::RunError& e) {
-            const std::string text = e.what();
-            result.message = text.substr(0, text.find('\n'));
-            return result;
-        }
-        result.ok = true;
-        result.device_seconds = last_->time_s;
-        result.cycles = last_->cycles;
-        result.core_busy_s.assign(program.cores.size(), 0.0);
-        for (const auto& q : last_->queues)
-            if (q.core < result.core_busy_s.size()) result.core_busy_s[q.core] = std::max(result.core_busy_s[q.core], q.busy_s);
-        if (request.timeout_s > 0 && last_->time_s > request.timeout_s) {
-            result.ok = false;
-            result.timed_out = true;
-            result.message = fmt::format("execution took {:g} s of simulated time, over the {:g} s timeout (NEURON_RT_EXEC_TIMEOUT)",
-                                         last_->time_s, request.timeout_s);
-        }
-        return result;
-    }
-
-    bool functional = false;
-    std::ostream* trace = nullptr;
-
-private:
-    std::shared_ptr<sim::core::RunStatistics> last_;
-};
 
 uint32_t metadata_u32(const isa::Container& program, const std::string& key, uint32_t fallback) {
     const std::string text = program.metadata_value(key);
@@ -75,14 +23,13 @@ bool is_built_model(const isa::Container& program) { return !program.metadata_va
 bool has_weights(const isa::Container& program) { return program.metadata_value("weights").rfind("included", 0) == 0; }
 
 ModelSession::ModelSession(const config::HostSpec& spec, const std::vector<uint8_t>& container_bytes, bool functional)
-    : spec_(spec), functional_(functional), last_engines_(std::make_shared<sim::core::RunStatistics>()) {
+    : spec_(spec), functional_(functional) {
     try {
         runtime_ = std::make_unique<runtime::Runtime>(spec_);
     } catch (const std::exception& e) {
         throw UserError(e.what());
     }
-    auto executor = std::make_unique<ReportingEngineExecutor>(last_engines_);
-    executor->functional = functional;
+    auto executor = std::make_unique<runtime::EngineExecutor>(functional);
     executor_ = executor.get();
     runtime_->set_executor(std::move(executor));
     if (runtime_->init() != runtime::NrtStatus::Success) throw UserError(runtime_->last_error());
@@ -99,7 +46,7 @@ ModelSession::ModelSession(const config::HostSpec& spec, const std::vector<uint8
 
 ModelSession::~ModelSession() = default;
 
-void ModelSession::trace_next_execution(std::ostream* out) { executor_->trace = out; }
+void ModelSession::trace_next_execution(std::ostream* out) { executor_->trace_next_execution(out); }
 
 uint32_t ModelSession::copies() const {
     return program().metadata_value("parallel") == "pipeline" ? 1 : metadata_u32(program(), "cores", 1);
@@ -142,8 +89,8 @@ ExecutionTiming ModelSession::execute(uint32_t real_sequences) {
     const double start = driver::host_time::now_s();
     if (runtime_->execute(model_, inputs, &outputs) != runtime::NrtStatus::Success) throw UserError(runtime_->last_error());
     timing.runtime_call_s = driver::host_time::now_s() - start;
-    timing.engines = *last_engines_;
-    timing.device_s = last_engines_->time_s;
+    timing.engines = executor_->last_statistics();
+    timing.device_s = timing.engines.time_s;
     return timing;
 }
 

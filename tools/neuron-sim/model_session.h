@@ -15,6 +15,7 @@
 #include "config/host_spec.h"
 #include "core/run_statistics.h"
 #include "isa/container.h"
+#include "engine_executor.h"
 #include "runtime.h"
 
 namespace nsim::tools {
@@ -65,8 +66,7 @@ private:
     bool functional_;
     std::unique_ptr<runtime::Runtime> runtime_;
     runtime::Model* model_ = nullptr;
-    std::shared_ptr<sim::core::RunStatistics> last_engines_;
-    class ReportingEngineExecutor* executor_ = nullptr;
+    runtime::EngineExecutor* executor_ = nullptr;  // owned by runtime_
     std::map<std::string, runtime::Tensor*> inputs_, outputs_;
 };
 
