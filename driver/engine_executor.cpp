@@ -9,20 +9,13 @@
 namespace nsim::runtime {
 
 ExecutionResult EngineExecutor::execute(sim::Platform& platform, const LoadedProgram& program, const ExecutionRequest& request) {
-    sim::core::ProgramPlacement placement;
-    for (const auto& c : program.cores) placement.cores.push_back({c.device, c.core});
-    // Channel 0 starts at device address 0, so the region's device address is its offset there.
-    placement.device_region = program.device_region;
-    placement.device_region_bytes = program.device_region_bytes;
-    placement.host_region = program.host_region;
-    placement.host_region_bytes = program.host_region_bytes;
     sim::core::ExecutionOptions options;
     options.functional = functional_ && request.functional;
     options.iterations = request.iterations;
     options.trace = trace_ != nullptr;
     ExecutionResult result;
     try {
-        sim::core::EngineScheduler scheduler(platform, *program.program, placement, options);
+        sim::core::EngineScheduler scheduler(platform, *program.program, program.placement, options);
         last_ = scheduler.run();
         if (trace_) scheduler.trace().write(*trace_);
         trace_ = nullptr;
@@ -33,7 +26,7 @@ ExecutionResult EngineExecutor::execute(sim::Platform& platform, const LoadedPro
     }
     result.device_seconds = last_.time_s;
     result.cycles = last_.cycles;
-    result.core_busy_s.assign(program.cores.size(), 0.0);
+    result.core_busy_s.assign(program.placement.cores.size(), 0.0);
     for (const auto& queue : last_.queues)
         if (queue.core < result.core_busy_s.size())
             result.core_busy_s[queue.core] = std::max(result.core_busy_s[queue.core], queue.busy_s);

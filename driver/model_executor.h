@@ -1,8 +1,8 @@
 // The seam between the runtime and the NeuronCore engines: the runtime loads a program (validated,
 // device memory allocated, weights and instruction streams copied over PCIe) and hands an executor
 // where everything is; the executor runs the instruction streams on the claimed cores and reports
-// what it took. The fields mirror sim::core::ProgramPlacement, so the engines' EngineScheduler can
-// implement this directly.
+// what it took. The placement is the engines' own (sim::core::ProgramPlacement), so the
+// EngineScheduler implements this directly.
 #pragma once
 
 #include <cstdint>
@@ -10,21 +10,14 @@
 #include <vector>
 
 #include "isa/container.h"
+#include "core/program_placement.h"
 #include "platform/platform.h"
 
 namespace nsim::runtime {
 
 struct LoadedProgram {
     const isa::Container* program = nullptr;
-    struct Core {
-        unsigned device = 0;
-        unsigned core = 0;            // physical core within the device
-    };
-    std::vector<Core> cores;          // by program core
-    uint64_t device_region = 0;       // device address (in memory channel 0) of the DRAM tensors' region
-    uint64_t device_region_bytes = 0;
-    uint64_t host_region = 0;         // host physical address of the HOST tensors' region
-    uint64_t host_region_bytes = 0;
+    sim::core::ProgramPlacement placement;  // physical cores, the device region's copies, the host region
 };
 
 struct ExecutionRequest {

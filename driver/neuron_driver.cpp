@@ -290,9 +290,7 @@ void NeuronDriver::release_process_memory() {
     for (unsigned device : open) close(device);
 }
 
-unsigned NeuronDriver::channel_of_core(unsigned nc) const {
-    return unsigned(uint64_t(nc) * spec_.chip.memory.channels / spec_.chip.cores_per_device);
-}
+unsigned NeuronDriver::channel_of_core(unsigned nc) const { return spec_.chip.memory_channel_of_core(nc); }
 
 void NeuronDriver::account(const MemChunk& chunk, int64_t sign) {
     session_.update([&](ProcessRecord& r) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core_selection.h"
+#include "platform/device_address_map.h"
 #include "host_time.h"
 #include "isa/container_io.h"
 #include "isa/encoding.h"
@@ -236,62 +237,55 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
     if (position == claimed_.end())
         return fail(NrtStatus::Invalid, where, fmt::format("Could not find VNC id {} (this process holds {})", first,
                                                            describe_cores(claimed_)));
+    std::vector<sim::core::PhysicalCore>& cores = model->loaded.placement.cores;
     for (auto it = position; it != claimed_.end(); ++it)
-        for (const driver::CoreId& c : physical_cores(*it)) model->loaded.cores.push_back({c.device, c.core});
-    if (model->loaded.cores.size() < program.cores_needed)
+        for (const driver::CoreId& c : physical_cores(*it))
+            cores.push_back({c.device, c.core, spec_.chip.memory_channel_of_core(c.core)});
+    if (cores.size() < program.cores_needed)
         return fail(NrtStatus::LoadNotEnoughNc, where,
                     fmt::format("the model needs {} NeuronCores, this process holds {} from nc{} on", program.cores_needed,
-                                model->loaded.cores.size(), first));
-    model->loaded.cores.resize(program.cores_needed);
+                                cores.size(), first));
+    cores.resize(program.cores_needed);
     model->vnc = first;
     model->id = next_model_id_++;
     model->name = program.metadata_value("model").empty() ? fmt::format("model{}", model->id) : program.metadata_value("model");
     model->loaded.program = &model->program;
 
+    sim::core::ProgramPlacement& placement = model->loaded.placement;
     for (const isa::TensorInfo& t : program.tensors) {
         const uint64_t end = t.offset + t.size_bytes();
-        if (t.location == isa::TensorLocation::Device) model->loaded.device_region_bytes = std::max(model->loaded.device_region_bytes, end);
-        else model->loaded.host_region_bytes = std::max(model->loaded.host_region_bytes, end);
+        if (t.location == isa::TensorLocation::Device) placement.device_region_bytes = std::max(placement.device_region_bytes, end);
+        else placement.host_region_bytes = std::max(placement.host_region_bytes, end);
     }
-    std::vector<unsigned> devices;
-    for (const auto& c : model->loaded.cores)
-        if (std::find(devices.begin(), devices.end(), c.device) == devices.end()) devices.push_back(c.device);
-    auto first_core_on = [&](unsigned device) {
-        for (const auto& c : model->loaded.cores)
-            if (c.device == device) return c.core;
-        return 0u;
-    };
-    const double dma_before = driver_->dma_seconds();
+    const sim::DeviceAddressMap address_map = sim::DeviceAddressMap::for_chip(spec_.chip);
     try {
-        // The DRAM tensors' region, at the same place on every device the model uses (channel 0).
-        std::map<unsigned, uint64_t> regions;
-        for (unsigned device : devices) {
-            const uint64_t handle = driver_->mem_alloc(device, std::max<uint64_t>(1, model->loaded.device_region_bytes), 0,
-                                                       first_core_on(device), driver::Lifespan::Process);
+        // The DRAM tensors' region: a copy in each device's home channel, and the weights' copies next
+        // to the other cores (sim/core/program_placement.h).
+        placement.device_regions = sim::core::region_copies(placement.cores);
+        for (sim::core::DeviceRegion& copy : placement.device_regions) {
+            const auto core = std::find_if(cores.begin(), cores.end(), [&](const auto& c) {
+                return c.device == copy.device && c.memory_channel == copy.channel;
+            });
+            const uint64_t handle = driver_->mem_alloc(copy.device, std::max<uint64_t>(1, placement.device_region_bytes),
+                                                       copy.channel, core->core, driver::Lifespan::Process);
             model->handles.push_back(handle);
-            regions[device] = handle;
-            if (device == devices.front()) {
-                model->region_handle = handle;
-                model->loaded.device_region = driver_->chunk(handle).address;
-            } else if (driver_->chunk(handle).address != model->loaded.device_region) {
-                free_model_memory(*model);
-                return fail(NrtStatus::Resource, where, "the model's device memory region cannot sit at the same address on every device it uses");
-            }
+            model->region_handles.push_back(handle);
+            copy.offset = driver_->chunk(handle).address - address_map.channel(copy.channel);
             model->device_bytes += driver_->chunk(handle).size;
         }
-        if (model->loaded.host_region_bytes > 0) {
-            model->host_region_handle = driver_->mem_alloc(devices.front(), model->loaded.host_region_bytes, 0,
-                                                           first_core_on(devices.front()), driver::Lifespan::Process, true);
+        if (placement.host_region_bytes > 0) {
+            model->host_region_handle = driver_->mem_alloc(cores.front().device, placement.host_region_bytes, 0,
+                                                           cores.front().core, driver::Lifespan::Process, true);
             model->handles.push_back(model->host_region_handle);
-            model->loaded.host_region = driver_->chunk(model->host_region_handle).address;
+            placement.host_region = driver_->chunk(model->host_region_handle).address;
         }
         // Instruction streams: each into device memory of the core that runs it.
         for (const isa::InstructionStream& stream : program.streams) {
             std::vector<uint8_t> code;
             for (const isa::Instruction& instruction : stream.instructions) isa::encode(instruction, code);
             if (code.empty()) continue;
-            const auto& core = model->loaded.cores.at(stream.core);
-            const uint64_t handle = driver_->mem_alloc(core.device, code.size(), driver_->channel_of_core(core.core), core.core,
+            const auto& core = cores.at(stream.core);
+            const uint64_t handle = driver_->mem_alloc(core.device, code.size(), core.memory_channel, core.core,
                                                        driver::Lifespan::Process);
             model->handles.push_back(handle);
             model->device_bytes += driver_->chunk(handle).size;
@@ -302,8 +296,12 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
         for (const isa::TensorInfo& t : program.tensors) {
             if (t.data.empty()) continue;
             if (t.location == isa::TensorLocation::Device) {
-                for (const auto& [device, handle] : regions) driver_->copy_to_device(handle, t.offset, t.data.data(), t.data.size());
-                model->dma_bytes += t.data.size() * regions.size();
+                for (size_t r = 0; r < placement.device_regions.size(); ++r) {
+                    const sim::core::DeviceRegion& copy = placement.device_regions[r];
+                    if (!copy.home && t.role != isa::TensorRole::Weight) continue;
+                    driver_->copy_to_device(model->region_handles[r], t.offset, t.data.data(), t.data.size());
+                    model->dma_bytes += t.data.size();
+                }
             } else {
                 driver_->copy_to_device(model->host_region_handle, t.offset, t.data.data(), t.data.size());
             }
@@ -315,11 +313,10 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
         return fail(status, where, e.what());
     }
     model->load_time_s = driver::host_time::now_s() - start;
-    (void)dma_before;
     driver::ModelRecord record;
     record.id = model->id;
     record.name = model->name;
-    for (const auto& c : model->loaded.cores) {
+    for (const auto& c : cores) {
         record.cores.push_back({c.device, c.core});
         driver_->count_model_load(c.device, c.core);
     }
@@ -344,24 +341,35 @@ NrtStatus Runtime::unload(Model* model) {
 }
 
 NrtStatus Runtime::move_tensor(Model& model, const isa::TensorInfo& info, Tensor& tensor, bool into_model) {
-    const uint64_t region = info.location == isa::TensorLocation::Device ? model.region_handle : model.host_region_handle;
+    // Into the model: every device's home copy of the region (each device's cores read their own);
+    // out of it: the first device's.
+    std::vector<uint64_t> regions{model.host_region_handle};
+    if (info.location == isa::TensorLocation::Device) {
+        regions.clear();
+        const sim::core::ProgramPlacement& placement = model.loaded.placement;
+        for (size_t r = 0; r < placement.device_regions.size(); ++r)
+            if (placement.device_regions[r].home) regions.push_back(model.region_handles[r]);
+        if (!into_model) regions.resize(1);
+    }
     const uint64_t size = std::min(info.size_bytes(), tensor.size);
     std::vector<uint8_t> staging;
     try {
-        if (tensor.placement == TensorPlacement::Device) {
-            // Device to device goes through the host here (no device-side copy engine call yet).
-            staging.resize(size);
-            if (into_model) {
-                driver_->copy_from_device(tensor.handle, 0, staging.data(), size);
-                driver_->copy_to_device(region, info.offset, staging.data(), size);
+        for (const uint64_t region : regions) {
+            if (tensor.placement == TensorPlacement::Device) {
+                // Device to device goes through the host here (no device-side copy engine call yet).
+                staging.resize(size);
+                if (into_model) {
+                    driver_->copy_from_device(tensor.handle, 0, staging.data(), size);
+                    driver_->copy_to_device(region, info.offset, staging.data(), size);
+                } else {
+                    driver_->copy_from_device(region, info.offset, staging.data(), size);
+                    driver_->copy_to_device(tensor.handle, 0, staging.data(), size);
+                }
+            } else if (into_model) {
+                driver_->copy_to_device(region, info.offset, tensor.host.data(), size);
             } else {
-                driver_->copy_from_device(region, info.offset, staging.data(), size);
-                driver_->copy_to_device(tensor.handle, 0, staging.data(), size);
+                driver_->copy_from_device(region, info.offset, tensor.host.data(), size);
             }
-        } else if (into_model) {
-            driver_->copy_to_device(region, info.offset, tensor.host.data(), size);
-        } else {
-            driver_->copy_from_device(region, info.offset, tensor.host.data(), size);
         }
     } catch (const driver::DriverError& e) {
         return fail(e.error() == ETIMEDOUT ? NrtStatus::Timeout : NrtStatus::Failure, "nrt_execute", e.what());
@@ -373,8 +381,9 @@ void Runtime::record_activity(const Model& model, const ExecutionResult& result)
     if (!activity_)
         activity_ = std::make_unique<driver::ActivityPublisher>(*state_, driver_->session().identity().pid, kActivitySamplesKept);
     std::vector<driver::ActivityPublisher::CoreBusy> cores;
-    for (size_t i = 0; i < model.loaded.cores.size(); ++i)
-        cores.push_back({{model.loaded.cores[i].device, model.loaded.cores[i].core},
+    const auto& placed = model.loaded.placement.cores;
+    for (size_t i = 0; i < placed.size(); ++i)
+        cores.push_back({{placed[i].device, placed[i].core},
                          i < result.core_busy_s.size() ? result.core_busy_s[i] : result.device_seconds});
     activity_->publish(driver::host_time::now_s(), result.device_seconds, cores);
 }
@@ -407,7 +416,7 @@ NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* out
             if (it == outputs->tensors.end() || !it->second) continue;
             if (const NrtStatus s = move_tensor(*model, info, *it->second, false); s != NrtStatus::Success) return s;
         }
-    for (const auto& c : model->loaded.cores) driver_->count_inferences(c.device, c.core, 1);
+    for (const auto& c : model->loaded.placement.cores) driver_->count_inferences(c.device, c.core, 1);
     record_activity(*model, result);
     return NrtStatus::Success;
 }

@@ -57,7 +57,7 @@ struct Model {
     isa::Container program;
     LoadedProgram loaded;
     std::vector<uint64_t> handles;              // device and host memory it owns
-    uint64_t region_handle = 0;                 // the DRAM tensors' region on the first device
+    std::vector<uint64_t> region_handles;       // the DRAM tensors' region: one per loaded.placement.device_regions
     uint64_t host_region_handle = 0;
     double load_time_s = 0;                     // simulated: validation, allocation and every DMA
     uint64_t device_bytes = 0;

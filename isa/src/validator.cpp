@@ -148,6 +148,11 @@ private:
                           " memory, the operand says " + space);
             return false;
         }
+        // The runtime may keep a copy of the weights next to each core, so a write would reach one copy only.
+        if (field.access == FieldAccess::Write && tensor.role == TensorRole::Weight) {
+            report(i, label + ": writes weight tensor '" + tensor.name + "' (weights are read-only)");
+            return false;
+        }
         if (ap.partition_start != 0) {
             report(i, label + ": partition start must be 0 in " + space + " (rows start at the offset)");
             return false;

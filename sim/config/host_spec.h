@@ -129,6 +129,13 @@ struct ChipSpec {
     RegisterMapSpec registers;
     FirmwareSpec firmware;
     DriverSpec driver;
+
+    // The device-memory channel next to physical core `core`: consecutive cores share the channels
+    // evenly (trn2: each of the 4 HBM banks serves 2 physical cores; trn1/inf2: one HBM per core;
+    // inf1: 2 DDR channels for 4 cores). The runtime puts a core's memory there.
+    uint32_t memory_channel_of_core(uint32_t core) const {
+        return cores_per_device ? uint32_t(uint64_t(core) * memory.channels / cores_per_device) : 0;
+    }
 };
 
 struct InstanceSpec {

@@ -62,9 +62,19 @@ struct EngineScheduler::Impl {
         std::string name;
     };
 
+    // One copy of the program's device region as a core reaches it.
+    struct RegionCopy {
+        TimedMemory* channel = nullptr;
+        uint64_t offset = 0;
+    };
+
     struct Core {
         PhysicalCore physical;
         NeuronDevice* device = nullptr;
+        RegionCopy home, weights;  // its device's home copy; the copy in its own channel, for weights
+        const RegionCopy& copy_of(const isa::TensorInfo& t) const {
+            return t.role == isa::TensorRole::Weight ? weights : home;
+        }
         MemorySpaces spaces;
         std::vector<uint32_t> semaphores;
         std::vector<uint32_t> waiting;  // queues blocked on one of this core's semaphores
@@ -79,7 +89,7 @@ struct EngineScheduler::Impl {
     struct Transfer {
         uint32_t queue = 0;
         uint64_t total = 0, moved = 0, end = 0;
-        std::array<Leg, 4> legs{};
+        std::array<Leg, 5> legs{};  // the most a path crosses: DMA engine, two memories, PCIe up and down
         size_t leg_count = 0;
         void add(BandwidthModel* model, uint64_t bytes) {
             if (model && bytes) legs[leg_count++] = Leg{model, bytes, 0};
@@ -123,12 +133,14 @@ struct EngineScheduler::Impl {
             core.spaces.sbuf_partition_bytes = spec.sbuf.bytes_per_partition;
             core.spaces.psum = &nc.psum().storage();
             core.spaces.psum_partition_bytes = spec.psum.bytes_per_partition;
-            NeuronDevice* device = core.device;
-            core.spaces.tensor_location = [this, device](isa::MemorySpace space, uint32_t tensor) {
+            core.home = region_copy(placement.region_for(i, isa::TensorRole::Scratch));
+            core.weights = region_copy(placement.region_for(i, isa::TensorRole::Weight));
+            core.spaces.tensor_location = [this, i](isa::MemorySpace space, uint32_t tensor) {
                 const isa::TensorInfo& t = program.tensors.at(tensor);
                 if (space == isa::MemorySpace::Host)
                     return TensorLocation{&platform.host_memory().storage(), placement.host_region + t.offset};
-                return TensorLocation{&device->memory_channels()[0]->storage(), placement.device_region + t.offset};
+                const RegionCopy& copy = cores[i].copy_of(t);
+                return TensorLocation{&copy.channel->storage(), copy.offset + t.offset};
             };
             core.semaphores.assign(spec.semaphores, 0);
             cores.push_back(std::move(core));
@@ -266,12 +278,16 @@ struct EngineScheduler::Impl {
         core.waiting.resize(kept);
     }
 
+    RegionCopy region_copy(const DeviceRegion& region) {
+        return {platform.devices().at(region.device)->memory_channels().at(region.channel).get(), region.offset};
+    }
+
     // ---- DMA ------------------------------------------------------------------------------------
 
     // The shared resource an operand's bytes cross, besides the DMA engine itself.
     BandwidthModel* resource_of(const Core& core, const isa::AccessPattern& ap, bool reading) {
         switch (ap.space) {
-            case isa::MemorySpace::Dram: return &core.device->memory_channels()[0]->timing();
+            case isa::MemorySpace::Dram: return &core.copy_of(program.tensors.at(ap.tensor)).channel->timing();
             case isa::MemorySpace::Host:
                 return reading ? &core.device->endpoint().to_device() : &core.device->endpoint().to_host();
             default: return nullptr;  // SBUF/PSUM: the engine's side of the transfer
@@ -398,13 +414,16 @@ struct EngineScheduler::Impl {
         const Core& to = cores[to_core];
         Transfer path;
         path.add(sender.dma_engine, bytes);
-        BandwidthModel* from_memory = &from.device->memory_channels()[0]->timing();
-        BandwidthModel* to_memory = &to.device->memory_channels()[0]->timing();
-        if (from.device == to.device) {
+        // Staged through the device memory next to each core.
+        BandwidthModel* from_memory = &from.weights.channel->timing();
+        BandwidthModel* to_memory = &to.weights.channel->timing();
+        if (from_memory == to_memory) {
             path.add(from_memory, 2 * bytes);  // read and write in the same memory
         } else {
             path.add(from_memory, bytes);
             path.add(to_memory, bytes);
+        }
+        if (from.device != to.device) {
             BandwidthModel* link = link_between(from.physical.device, to.physical.device);
             if (link) {
                 path.add(link, bytes);

@@ -23,6 +23,47 @@ std::vector<unsigned> ProgramPlacement::devices() const {
     return {unique.begin(), unique.end()};
 }
 
+const DeviceRegion& ProgramPlacement::home_region(unsigned device) const {
+    for (const DeviceRegion& r : device_regions)
+        if (r.device == device && r.home) return r;
+    throw RunError(fmt::format("the program has no device memory region on device {}", device));
+}
+
+const DeviceRegion& ProgramPlacement::region_for(unsigned core, isa::TensorRole role) const {
+    const PhysicalCore& c = cores.at(core);
+    if (role == isa::TensorRole::Weight)
+        for (const DeviceRegion& r : device_regions)
+            if (r.device == c.device && r.channel == c.memory_channel) return r;
+    return home_region(c.device);
+}
+
+std::vector<DeviceRegion> region_copies(const std::vector<PhysicalCore>& cores) {
+    std::vector<DeviceRegion> copies;
+    auto holds = [&](unsigned device, unsigned channel) {
+        return std::any_of(copies.begin(), copies.end(),
+                           [&](const DeviceRegion& r) { return r.device == device && r.channel == channel; });
+    };
+    std::set<unsigned> devices;
+    for (const PhysicalCore& c : cores) devices.insert(c.device);
+    for (unsigned device : devices)
+        for (const PhysicalCore& c : cores)
+            if (c.device == device && !holds(device, c.memory_channel)) {
+                const bool first_on_device = copies.empty() || copies.back().device != device;
+                copies.push_back({device, c.memory_channel, 0, first_on_device});
+            }
+    return copies;
+}
+
+std::vector<PhysicalCore> consecutive_cores(const config::ChipSpec& chip, unsigned first_core, unsigned count) {
+    std::vector<PhysicalCore> cores;
+    const unsigned per_device = chip.cores_per_device;
+    for (unsigned i = 0; i < count; ++i) {
+        const unsigned core = (first_core + i) % per_device;
+        cores.push_back({(first_core + i) / per_device, core, chip.memory_channel_of_core(core)});
+    }
+    return cores;
+}
+
 uint32_t generation_of(const config::ChipSpec& chip) {
     const std::string& version = chip.core.version;
     if (version.size() < 2 || version[0] != 'v') return 0;
@@ -44,9 +85,9 @@ ProgramPlacement place_program(const isa::Container& program, const Platform& pl
                                    available > first_core ? available - first_core : 0, first_core));
 
     ProgramPlacement placement;
-    for (unsigned i = 0; i < program.cores_needed; ++i)
-        placement.cores.push_back({(first_core + i) / per_device, (first_core + i) % per_device});
-    placement.device_region = device_region;
+    placement.cores = consecutive_cores(spec.chip, first_core, program.cores_needed);
+    placement.device_regions = region_copies(placement.cores);
+    for (DeviceRegion& r : placement.device_regions) r.offset = device_region;
     placement.device_region_bytes = region_bytes(program, isa::TensorLocation::Device);
     placement.host_region = host_region;
     placement.host_region_bytes = region_bytes(program, isa::TensorLocation::Host);
@@ -65,14 +106,26 @@ ProgramPlacement place_program(const isa::Container& program, const Platform& pl
 void load_tensors(const isa::Container& program, const ProgramPlacement& placement, Platform& platform) {
     for (const isa::TensorInfo& t : program.tensors) {
         if (t.data.empty()) continue;
-        if (t.location == isa::TensorLocation::Host) {
+        if (t.location == isa::TensorLocation::Host)
             platform.host_memory().storage().write(placement.host_region + t.offset, t.data.data(), t.data.size());
-            continue;
-        }
-        for (unsigned device : placement.devices())
-            platform.devices()[device]->memory_channels()[0]->storage().write(placement.device_region + t.offset,
-                                                                               t.data.data(), t.data.size());
+        else
+            write_device_tensor(platform, placement, t, t.data.data(), t.data.size());
     }
+}
+
+void write_device_tensor(Platform& platform, const ProgramPlacement& placement, const isa::TensorInfo& tensor,
+                         const void* data, uint64_t size) {
+    for (const DeviceRegion& r : placement.device_regions)
+        if (r.home || tensor.role == isa::TensorRole::Weight)
+            platform.devices().at(r.device)->memory_channels().at(r.channel)->storage().write(r.offset + tensor.offset,
+                                                                                              static_cast<const uint8_t*>(data), size);
+}
+
+void read_device_tensor(Platform& platform, const ProgramPlacement& placement, const isa::TensorInfo& tensor,
+                        void* data, uint64_t size) {
+    const DeviceRegion& r = placement.home_region(placement.devices().front());
+    platform.devices().at(r.device)->memory_channels().at(r.channel)->storage().read(r.offset + tensor.offset,
+                                                                                     static_cast<uint8_t*>(data), size);
 }
 
 }  // namespace nsim::sim::core

@@ -1,11 +1,15 @@
 // Loading a program onto the simulated machine, separately from executing it: which physical
 // NeuronCore runs each program core, and where the program's tensors live. `neuron-sim run` places
-// the tensors directly into device and host memory; the runtime (driver issue) will instead allocate
-// and DMA them over PCIe and hand the engines the same ProgramPlacement.
+// the tensors directly into device and host memory; the runtime allocates them through the driver,
+// copies them over PCIe and hands the engines the same ProgramPlacement.
 //
-// A program's DRAM tensors form one region (TensorInfo::offset is relative to it) shared by all of its
-// cores; every device the program uses holds that region at the same place in its first memory
-// channel. Its HOST tensors form one region in host memory.
+// A program's DRAM tensors form one region (TensorInfo::offset is relative to it). Every device the
+// program uses holds the region in its home channel, the memory channel next to the program's first
+// core on that device: inputs, outputs and scratch live there, once per device. The weights are
+// read-only (the validator refuses writes to them), so the region's weights are also copied into the
+// channel next to each other core of the program, and every core streams its weights from its own
+// channel, as a model loaded per NeuronCore does on the real machine. Its HOST tensors form one
+// region in host memory.
 #pragma once
 
 #include <cstdint>
@@ -26,29 +30,59 @@ public:
 
 struct PhysicalCore {
     unsigned device = 0;
-    unsigned core = 0;   // within the device
+    unsigned core = 0;            // within the device
+    unsigned memory_channel = 0;  // the device-memory channel next to it (ChipSpec::memory_channel_of_core)
+};
+
+// One copy of the device region: in channel `channel` of device `device`, `offset` bytes into the channel.
+struct DeviceRegion {
+    unsigned device = 0;
+    unsigned channel = 0;
+    uint64_t offset = 0;
+    bool home = false;  // the device's copy of every tensor; the others hold only its weights
 };
 
 struct ProgramPlacement {
-    std::vector<PhysicalCore> cores;  // by program core
-    uint64_t device_region = 0;       // byte offset of the device region in memory channel 0
+    std::vector<PhysicalCore> cores;          // by program core
+    std::vector<DeviceRegion> device_regions; // as region_copies() lists them
     uint64_t device_region_bytes = 0;
-    uint64_t host_region = 0;         // byte offset of the host region in host memory
+    uint64_t host_region = 0;                 // byte offset of the host region in host memory
     uint64_t host_region_bytes = 0;
 
     // Devices the program's cores are on, ascending, each once.
     std::vector<unsigned> devices() const;
+    // Where program core `core` finds a DRAM tensor of role `role`: its own channel's copy for
+    // weights, its device's home copy for everything else.
+    const DeviceRegion& region_for(unsigned core, isa::TensorRole role) const;
+    // The device's home copy (inputs, outputs, scratch and weights).
+    const DeviceRegion& home_region(unsigned device) const;
 };
+
+// The (device, channel) copies of the device region a program on `cores` needs: for each device in
+// ascending order its home copy first, then the other channels next to its cores. Offsets are 0;
+// whoever allocates the copies sets them.
+std::vector<DeviceRegion> region_copies(const std::vector<PhysicalCore>& cores);
+
+// The program cores on physical cores `first_core`, `first_core` + 1, ... of the machine (device-major).
+std::vector<PhysicalCore> consecutive_cores(const config::ChipSpec& chip, unsigned first_core, unsigned count);
 
 // Program core i runs on the i-th core of the machine (device-major), from `first_core` on.
 // Checks that the program is for the machine's NeuronCore generation, that the machine has enough
 // cores and that the tensors fit; throws RunError otherwise.
+// Every copy of the device region starts `device_region` bytes into its channel.
 ProgramPlacement place_program(const isa::Container& program, const Platform& platform, unsigned first_core = 0,
                                uint64_t device_region = 0, uint64_t host_region = 0);
 
 // Writes every tensor's initial contents (weights, constants, inputs that carry data) to where the
 // placement puts it.
 void load_tensors(const isa::Container& program, const ProgramPlacement& placement, Platform& platform);
+
+// A DRAM tensor's contents, as a host writes an input (into every device's home copy, plus the other
+// copies for weights) and reads an output (from the first device's home copy).
+void write_device_tensor(Platform& platform, const ProgramPlacement& placement, const isa::TensorInfo& tensor,
+                         const void* data, uint64_t size);
+void read_device_tensor(Platform& platform, const ProgramPlacement& placement, const isa::TensorInfo& tensor,
+                        void* data, uint64_t size);
 
 // The NeuronCore generation number of a chip ("v2" -> 2).
 uint32_t generation_of(const config::ChipSpec& chip);

@@ -128,37 +128,67 @@ TEST(Dma, QueuesOfOneEngineShareItsBandwidth) {
     EXPECT_NEAR(separate.second - separate.first, one, transfer_us * 0.02);
 }
 
+// Core 0's 16 DMA engines each load `bytes` of tensor X alone; then both cores of trn1 meet at a
+// barrier and each loads the same amount with all its engines together. X has `role`.
+struct TwoPhaseLoads {
+    std::set<std::string> first, second;  // phase 1's and phase 2's DMA queues
+    std::string text;
+    TwoPhaseLoads(const std::string& role, unsigned engines, uint64_t bytes) {
+        text = ".target v2\n.cores 2\n.tensor X " + role + " fp32 [128, 262144] device 0x0\n.sem alone 0\n.sem go 1\n";
+        for (unsigned c = 0; c < 2; ++c) {
+            text += ".core " + std::to_string(c) + "\n";
+            for (unsigned q = 0; c == 0 && q < engines; ++q) text += load(q, q, bytes, ", signal=alone");
+            if (c == 0) text += "sp nop wait=alone>=" + std::to_string(engines) + "\n";
+            text += "sp barrier first_core=0, core_count=2, signal=go\n";
+            for (unsigned q = 0; q < engines; ++q) text += load(16 + q, 16 + q + c * engines, bytes, ", wait=go>=1");
+        }
+        for (unsigned q = 0; q < engines; ++q) first.insert("dma" + std::to_string(q)), second.insert("dma" + std::to_string(16 + q));
+    }
+    // Microseconds: core 0 alone, and both cores together.
+    std::pair<double, double> durations(const EngineRun& run) const {
+        const auto slices = run.slices();
+        const auto alone = span(slices, first, run, 0);
+        const auto together0 = span(slices, second, run, 0), together1 = span(slices, second, run, 1);
+        return {alone.second - alone.first,
+                std::max(together0.second, together1.second) - std::min(together0.first, together1.first)};
+    }
+};
+
 TEST(Dma, EnginesOfBothCoresContendForTheDeviceMemory) {
     // 16 engines of one core stay below the memory channel's bandwidth; 32 engines of two cores
-    // together ask for more than it has, so the same per-core work takes longer.
+    // together ask for more than it has, so the same per-core work takes longer. An input lives once,
+    // in the home channel (next to core 0), so both cores read it there.
     const auto& chip = test::shipped_configs().chip("trainium1");
     const double channel = chip.memory.bytes_per_s / chip.memory.channels;
     const unsigned engines = v2().dma_engines;
     ASSERT_LT(engines * v2().dma_engine_bytes_per_s, channel);
     ASSERT_GT(2 * engines * v2().dma_engine_bytes_per_s, channel);
     const uint64_t bytes = 1 << 20;
-    // Phase 1: core 0 alone. Then both cores meet at a barrier and load together (phase 2).
-    std::string text = ".target v2\n.cores 2\n.tensor X input fp32 [128, 262144] device 0x0\n.sem alone 0\n.sem go 1\n";
-    for (unsigned c = 0; c < 2; ++c) {
-        text += ".core " + std::to_string(c) + "\n";
-        for (unsigned q = 0; c == 0 && q < engines; ++q) text += load(q, q, bytes, ", signal=alone");
-        if (c == 0) text += "sp nop wait=alone>=" + std::to_string(engines) + "\n";
-        text += "sp barrier first_core=0, core_count=2, signal=go\n";
-        for (unsigned q = 0; q < engines; ++q) text += load(16 + q, 16 + q + c * engines, bytes, ", wait=go>=1");
-    }
-    EngineRun run(kTrn1, test::assemble_program(text), traced());
+    const TwoPhaseLoads loads("input", engines, bytes);
+    EngineRun run(kTrn1, test::assemble_program(loads.text), traced());
     const auto stats = run.run();
-    const auto slices = run.slices();
-    std::set<std::string> first, second;
-    for (unsigned q = 0; q < engines; ++q) first.insert("dma" + std::to_string(q)), second.insert("dma" + std::to_string(16 + q));
-    const auto alone = span(slices, first, run, 0);
-    const auto together0 = span(slices, second, run, 0), together1 = span(slices, second, run, 1);
-    const double one_core = alone.second - alone.first;
-    const double two_cores = std::max(together0.second, together1.second) - std::min(together0.first, together1.first);
+    const auto [one_core, two_cores] = loads.durations(run);
     EXPECT_GT(two_cores, one_core * 1.1);
     // Both cores' bytes then cross the channel at its own rate.
     const double all_bytes = 2.0 * engines * double(bytes);
     EXPECT_NEAR(two_cores, (v2().dma_transfer_overhead_s + all_bytes / channel) * 1e6, all_bytes / channel * 1e6 * 0.05);
+    EXPECT_EQ(stats.device_memory_bytes, 3 * engines * bytes);
+    EXPECT_EQ(run.platform->devices()[0]->memory_channels()[0]->timing().bytes_moved(), 3 * engines * bytes);
+}
+
+TEST(Dma, EachCoreStreamsItsWeightsFromTheChannelNextToIt) {
+    // The same loads from a weight: each core of trn1 reads the copy in its own HBM, so the two
+    // cores together take as long as one alone, and each channel carries its core's bytes.
+    const unsigned engines = v2().dma_engines;
+    const uint64_t bytes = 1 << 20;
+    const TwoPhaseLoads loads("weight", engines, bytes);
+    EngineRun run(kTrn1, test::assemble_program(loads.text), traced());
+    const auto stats = run.run();
+    const auto [one_core, two_cores] = loads.durations(run);
+    EXPECT_NEAR(two_cores, one_core, one_core * 0.02);
+    const auto& channels = run.platform->devices()[0]->memory_channels();
+    EXPECT_EQ(channels[0]->timing().bytes_moved(), 2 * engines * bytes);
+    EXPECT_EQ(channels[1]->timing().bytes_moved(), engines * bytes);
     EXPECT_EQ(stats.device_memory_bytes, 3 * engines * bytes);
 }
 

@@ -28,17 +28,21 @@ TEST(Runtime, LoadValidatesAndCopiesWeightsAndCodeOverPcie) {
     runtime::Model* model = nullptr;
     const auto neff = test::example_program();
     ASSERT_EQ(rt.load(neff, -1, &model), NrtStatus::Success) << rt.last_error();
-    EXPECT_EQ(model->loaded.cores.at(0).core, 1u);
+    EXPECT_EQ(model->loaded.placement.cores.at(0).core, 1u);
     EXPECT_GT(model->load_time_s, 0.0);
     EXPECT_GT(model->dma_bytes, 0u);
-    // gamma's bytes are in device memory channel 0 at the region plus its offset.
+    // The region sits in the HBM next to nc1 (channel 1 of inf2's two), and gamma's bytes are there
+    // at the region plus its offset.
+    ASSERT_EQ(model->loaded.placement.device_regions.size(), 1u);
+    const sim::core::DeviceRegion& region = model->loaded.placement.device_regions[0];
+    EXPECT_EQ(region.channel, 1u);
     const isa::TensorInfo* gamma = nullptr;
     for (const auto& t : model->program.tensors)
         if (t.name == "gamma") gamma = &t;
     ASSERT_NE(gamma, nullptr);
     std::vector<uint8_t> stored(gamma->data.size());
-    rt.platform().devices()[0]->memory_channels()[0]->storage().read(model->loaded.device_region + gamma->offset,
-                                                                      stored.data(), stored.size());
+    rt.platform().devices()[0]->memory_channels()[1]->storage().read(region.offset + gamma->offset, stored.data(),
+                                                                      stored.size());
     EXPECT_EQ(stored, gamma->data);
     // The host state shows the model and the core's load count.
     const auto record = rt.state().read_process(getpid());
@@ -158,7 +162,8 @@ TEST(RuntimeFaults, FailMcAllocFailsTheLoadWithTheDriversOomThenLoadsAgain) {
     rt.driver().faults().set(driver::Fault::FailMcAlloc, 1);
     runtime::Model* model = nullptr;
     EXPECT_EQ(rt.load(test::example_program(), -1, &model), NrtStatus::Resource);
-    EXPECT_EQ(rt.last_error().rfind("NRT:nrt_load neuron:mc_alloc: device mempool [0:0] total", 0), 0u) << rt.last_error();
+    // The model's memory comes from the HBM next to nc1: channel 1's pool.
+    EXPECT_EQ(rt.last_error().rfind("NRT:nrt_load neuron:mc_alloc: device mempool [1:0] total", 0), 0u) << rt.last_error();
     EXPECT_EQ(rt.load(test::example_program(), -1, &model), NrtStatus::Success) << rt.last_error();
 }
 

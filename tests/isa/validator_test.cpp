@@ -143,6 +143,20 @@ TEST(Validator, UnknownTensorAndWrongLocation) {
                                  "device memory, the operand says host"});
 }
 
+TEST(Validator, WeightsAreReadOnly) {
+    // The load turned into a store: SBUF back into W. The runtime may keep a copy of the weights
+    // next to each core, so a write to one would not reach the others.
+    Container c = small_program();
+    isa::Instruction& store = c.streams[1].instructions[0];
+    const AccessPattern sbuf_side = store.ap(fields::DmaCopy::dst), dram_side = store.ap(fields::DmaCopy::src);
+    store.set(fields::DmaCopy::dst, dram_side);
+    store.set(fields::DmaCopy::src, sbuf_side);
+    EXPECT_EQ(problems(c), Lines{"section 4 (core 0 queue dma0), instruction 0: operand 'dst': writes weight "
+                                 "tensor 'W' (weights are read-only)"});
+    c.tensors[0].role = TensorRole::Output;
+    EXPECT_EQ(problems(c), Lines{});
+}
+
 TEST(Validator, OperandInASpaceTheOpcodeDoesNotTake) {
     Container c = small_program();
     c.streams[0].instructions[0].ap(fields::Matmul::dst).space = MemorySpace::Sbuf;

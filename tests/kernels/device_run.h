@@ -45,9 +45,7 @@ struct DeviceRun {
         const isa::TensorInfo& t = tensor(name);
         const std::vector<uint8_t> bytes = builder::encode_values(values, t.dtype);
         if (bytes.size() != t.size_bytes()) throw std::invalid_argument("wrong size for " + name);
-        for (unsigned d : placement.devices())
-            platform->devices()[d]->memory_channels()[0]->storage().write(placement.device_region + t.offset, bytes.data(),
-                                                                          bytes.size());
+        sim::core::write_device_tensor(*platform, placement, t, bytes.data(), bytes.size());
     }
 
     void write_ints(const std::string& name, const std::vector<int32_t>& values) {
@@ -57,9 +55,7 @@ struct DeviceRun {
     std::vector<float> read(const std::string& name) const {
         const isa::TensorInfo& t = tensor(name);
         std::vector<uint8_t> bytes(t.size_bytes());
-        const unsigned d = placement.devices().front();
-        platform->devices()[d]->memory_channels()[0]->storage().read(placement.device_region + t.offset, bytes.data(),
-                                                                     bytes.size());
+        sim::core::read_device_tensor(*platform, placement, t, bytes.data(), bytes.size());
         return builder::decode_values(bytes.data(), bytes.size() / isa::size_in_bytes(t.dtype), t.dtype);
     }
 
