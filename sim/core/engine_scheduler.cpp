@@ -79,7 +79,7 @@ struct EngineScheduler::Impl {
     struct Transfer {
         uint32_t queue = 0;
         uint64_t total = 0, moved = 0, end = 0;
-        std::array<Leg, 4> legs{};
+        std::array<Leg, 5> legs{};  // at most: DMA engine, two memory channels, PCIe out and in
         size_t leg_count = 0;
         void add(BandwidthModel* model, uint64_t bytes) {
             if (model && bytes) legs[leg_count++] = Leg{model, bytes, 0};
