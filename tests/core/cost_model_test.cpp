@@ -327,34 +327,37 @@ struct SendCase {
     ShareLegs legs{test::shipped_configs().chip("inferentia2")};
     unsigned bytes = 4096;  // small: the link's and PCIe's latencies outlast the engine
     double engine = legs.engine(bytes);
+
+    // A send from core 0 to core `to`: overhead, then the longest of its legs (`legs_beyond_the_engine`).
+    sim::core::RunStatistics expect_time(unsigned to, double legs_beyond_the_engine) const {
+        const auto stats = send_from_core0(to, bytes);
+        EXPECT_NEAR(stats.time_s, legs.overhead() + std::max(engine, legs_beyond_the_engine), kRoundingS);
+        EXPECT_EQ(stats.device_memory_bytes, 2u * bytes);  // read once, written once
+        return stats;
+    }
 };
 
 TEST(CollectiveCostV2, ASendWithinADeviceCrossesItsMemoryChannel) {
     const SendCase c;
-    const auto stats = send_from_core0(1, c.bytes);  // both on device 0
-    EXPECT_NEAR(stats.time_s, c.legs.overhead() + std::max(c.engine, c.legs.channel(2.0 * c.bytes)), kRoundingS);
+    const auto stats = c.expect_time(1, c.legs.channel(2.0 * c.bytes));  // both on device 0
     EXPECT_EQ(stats.link_bytes, 0u);
     EXPECT_EQ(stats.pcie_bytes, 0u);
-    EXPECT_EQ(stats.device_memory_bytes, 2u * c.bytes);
 }
 
 TEST(CollectiveCostV2, ASendToALinkedDeviceCrossesTheNeuronLink) {
     const SendCase c;
     ASSERT_GT(c.legs.link(c.bytes), c.engine);
-    const auto stats = send_from_core0(2, c.bytes);  // device 0 -> device 1: neighbours in the chain
-    EXPECT_NEAR(stats.time_s, c.legs.overhead() + std::max({c.engine, c.legs.channel(c.bytes), c.legs.link(c.bytes)}),
-                kRoundingS);
+    // device 0 -> device 1: neighbours in the chain
+    const auto stats = c.expect_time(2, std::max(c.legs.channel(c.bytes), c.legs.link(c.bytes)));
     EXPECT_EQ(stats.link_bytes, c.bytes);
     EXPECT_EQ(stats.pcie_bytes, 0u);
-    EXPECT_EQ(stats.device_memory_bytes, 2u * c.bytes);  // read on one device, written on the other
 }
 
 TEST(CollectiveCostV2, ASendToADeviceWithoutALinkGoesThroughTheHost) {
     const SendCase c;
     ASSERT_GT(c.legs.pcie(c.bytes), c.engine);
-    const auto stats = send_from_core0(4, c.bytes);  // device 0 -> device 2: no link between them
-    EXPECT_NEAR(stats.time_s, c.legs.overhead() + std::max({c.engine, c.legs.channel(c.bytes), c.legs.pcie(c.bytes)}),
-                kRoundingS);
+    // device 0 -> device 2: no link between them
+    const auto stats = c.expect_time(4, std::max(c.legs.channel(c.bytes), c.legs.pcie(c.bytes)));
     EXPECT_EQ(stats.link_bytes, 0u);
     EXPECT_EQ(stats.pcie_bytes, 2u * c.bytes);  // out of device 0, into device 2
 }

@@ -148,21 +148,19 @@ TEST(RunCommand, CollectiveAndSendPeerErrorsAreOneLine) {
               "first_core=0, core_count=1\n");
     expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + outside),
                           "core 1 queue dma0, instruction 0 (all_reduce): core 1 is not in the group of cores 0 to 0");
-    const std::string mismatched = write_program(
-        "run_mismatched.bin",
-        two + ".core 0\ndma0 all_reduce dst=fp32 dram:G +0 [[64,128],[1,64]], src=fp32 sbuf[0:128] +0 [[1,64]], op=add, "
-              "first_core=0, core_count=2\n"
-              ".core 1\ndma0 all_gather dst=fp32 dram:G +0 [[64,128],[1,64]], src=fp32 sbuf[0:128] +0 [[1,32]], "
-              "first_core=0, core_count=2\n");
+    // Core 0 and core 1 each issue one collective of the group of both.
+    auto both = [&](const std::string& name, const std::string& core0, const std::string& core1) {
+        const std::string group = ", first_core=0, core_count=2\n";
+        return write_program(name, two + ".core 0\ndma0 " + core0 + group + ".core 1\ndma0 " + core1 + group);
+    };
+    const std::string gather = "all_gather dst=fp32 dram:G +0 [[64,128],[1,64]], src=fp32 sbuf[0:128] +0 [[1,64]]";
+    const std::string mismatched = both(
+        "run_mismatched.bin", "all_reduce dst=fp32 dram:G +0 [[64,128],[1,64]], src=fp32 sbuf[0:128] +0 [[1,64]], op=add",
+        "all_gather dst=fp32 dram:G +0 [[64,128],[1,64]], src=fp32 sbuf[0:128] +0 [[1,32]]");
     expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + mismatched),
                           "instruction 0 (all_gather): meets a all_reduce of core 0");
     // The destination of an all_gather must hold every rank's source (functional runs only).
-    const std::string small = write_program(
-        "run_gather_small.bin",
-        two + ".core 0\ndma0 all_gather dst=fp32 dram:G +0 [[64,128],[1,64]], src=fp32 sbuf[0:128] +0 [[1,64]], "
-              "first_core=0, core_count=2\n"
-              ".core 1\ndma0 all_gather dst=fp32 dram:G +0 [[64,128],[1,64]], src=fp32 sbuf[0:128] +0 [[1,64]], "
-              "first_core=0, core_count=2\n");
+    const std::string small = both("run_gather_small.bin", gather, gather);
     expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + small + " --functional"),
                           "core 0 queue dma0, instruction 0 (all_gather): all_gather: dst holds 8192 elements, the "
                           "collective produces 16384");
