@@ -1,8 +1,11 @@
 // The cost of each engine's instructions against the formula written next to the parameters
-// (configs/chips/nc-v2.yaml, "Engine cost model"), evaluated here independently from the config numbers.
+// (configs/chips/nc-v2.yaml, "Engine cost model" and "Collectives"), evaluated here independently from
+// the config numbers: compute and control instructions through CostModel, collectives, send/recv and
+// NeuronLink / PCIe transfers through timing-only runs of the engines.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/cost_model.h"
 #include "engine_test_support.h"
@@ -95,6 +98,55 @@ TEST_F(CostModelV2, BnAggrScalesWithItsStatistics) {
     EXPECT_EQ(c.cycles, std::max<uint64_t>(dve.min_instruction_cycles, core.bn_aggr_cycles_per_3_elements * 600 / 3));
 }
 
+// O + max(MIN_II, k * stream(N)): the streaming engines' formula with k passes over the input.
+uint64_t streaming(const config::NeuronCoreSpec& core, const config::EngineSpec& e, uint64_t n, uint32_t passes = 1,
+                   uint32_t width = 0) {
+    return e.instruction_overhead_cycles + std::max<uint64_t>(e.min_instruction_cycles, passes * stream(core, e, n, width));
+}
+
+TEST_F(CostModelV2, BnStatsAndTensorReduceStreamTheirWholeSourceOnce) {
+    const auto& dve = engine(core, "vector");
+    const auto& pool = engine(core, "gpsimd");
+    const InstructionCost stats = cost("dve bn_stats dst=fp32 sbuf[0:128] +0 [[1,6]], src=fp32 sbuf[0:128] +64 [[1,768]]", Engine::Dve);
+    EXPECT_EQ(stats.cycles, streaming(core, dve, 768));
+    EXPECT_EQ(stats.latency_cycles, core.sram_access_latency_cycles);
+    // N counts every free element of the source, over all of its dimensions (4 x 1000).
+    const std::string reduce = "tensor_reduce dst=fp32 sbuf[0:128] +0 [[1,1]], src=fp32 sbuf[0:128] +64 [[1024,4],[1,1000]], op=max";
+    EXPECT_EQ(cost("dve " + reduce, Engine::Dve).cycles, streaming(core, dve, 4000));
+    EXPECT_EQ(cost("pool " + reduce, Engine::Pool).cycles, streaming(core, pool, 4000));
+    EXPECT_EQ(cost("pool " + reduce, Engine::Pool).cycles - cost("dve " + reduce, Engine::Dve).cycles,
+              pool.instruction_overhead_cycles - dve.instruction_overhead_cycles);
+}
+
+TEST_F(CostModelV2, PartitionReduceAndAffineSelectAreGpsimdStreamsWithoutTheMinimumInterval) {
+    const auto& pool = engine(core, "gpsimd");
+    ASSERT_LT(40u, pool.min_instruction_cycles);
+    EXPECT_EQ(cost("pool partition_reduce dst=fp32 sbuf[0:1] +0 [[1,300]], src=fp32 sbuf[0:128] +2048 [[1,300]], op=add",
+                   Engine::Pool).cycles,
+              pool.instruction_overhead_cycles + stream(core, pool, 300));
+    EXPECT_EQ(cost("pool affine_select dst=fp32 sbuf[0:128] +0 [[1,40]], src=fp32 sbuf[0:128] +4096 [[1,40]], cmp=is_ge, "
+                   "base=0, partition_step=1, free_step=-1, fill=-10000", Engine::Pool).cycles,
+              pool.instruction_overhead_cycles + stream(core, pool, 40));
+}
+
+// select reads predicate, on_true and on_false: more inputs than read ports, so two passes wherever they are.
+std::string select_text(const std::string& engine_name, const std::string& dtype, const std::string& predicate_space,
+                        unsigned n) {
+    const std::string tile = " [[1," + std::to_string(n) + "]]";
+    return engine_name + " select dst=" + dtype + " sbuf[0:128] +0" + tile + ", predicate=" + dtype + " " + predicate_space +
+           "[0:128] +0" + tile + ", on_true=" + dtype + " sbuf[0:128] +8192" + tile + ", on_false=" + dtype +
+           " sbuf[0:128] +16384" + tile;
+}
+
+TEST_F(CostModelV2, SelectsThreeInputsTakeTwoPassesWhereverTheyAre) {
+    const auto& dve = engine(core, "vector");
+    const auto& pool = engine(core, "gpsimd");
+    EXPECT_EQ(cost(select_text("dve", "fp32", "sbuf", 512), Engine::Dve).cycles, streaming(core, dve, 512, 2));
+    EXPECT_EQ(cost(select_text("dve", "fp32", "psum", 512), Engine::Dve).cycles, streaming(core, dve, 512, 2));
+    EXPECT_EQ(cost(select_text("pool", "fp32", "psum", 512), Engine::Pool).cycles, streaming(core, pool, 512, 2));
+    EXPECT_EQ(cost(select_text("dve", "fp32", "sbuf", 20), Engine::Dve).cycles, streaming(core, dve, 20, 2));  // MIN_II
+}
+
 TEST_F(CostModelV2, ControlInstructionsCostTheSequencerCycles) {
     EXPECT_EQ(cost("sp nop", Engine::Sp).cycles, core.control_instruction_cycles);
     EXPECT_EQ(cost("act sem_set sem=$3, value=0", Engine::Act).cycles, core.control_instruction_cycles);
@@ -134,6 +186,180 @@ TEST(CostModelV3, VectorEngineStreamsTwoByteTypesAtItsWiderRate) {
     const auto fp32 = model.compute(one("dve tensor_copy dst=fp32 sbuf[0:128] +0 [[1,4096]], src=fp32 sbuf[0:128] +16384 [[1,4096]]"),
                                     Engine::Dve, nullptr, false);
     EXPECT_EQ(fp32.cycles, std::max<uint64_t>(dve.min_instruction_cycles, stream(core, dve, 4096)));
+}
+
+TEST(CostModelV3, SelectAndBnStatsOnTheWiderVectorEngineAndGpsimdStreams) {
+    const config::NeuronCoreSpec& core = core_of("trainium2");
+    const CostModel model{core};
+    const auto& dve = engine(core, "vector");
+    const auto& pool = engine(core, "gpsimd");
+    auto cycles = [&](const std::string& text, Engine e) { return model.compute(one(text), e, nullptr, false).cycles; };
+    // Every operand 2-byte: the 16-bit width; any 4-byte operand: the 32-bit one.
+    EXPECT_EQ(cycles(select_text("dve", "bf16", "sbuf", 2048), Engine::Dve),
+              streaming(core, dve, 2048, 2, dve.elements_per_cycle_16bit));
+    EXPECT_EQ(cycles(select_text("dve", "fp32", "psum", 2048), Engine::Dve), streaming(core, dve, 2048, 2));
+    EXPECT_EQ(cycles("dve bn_stats dst=fp32 sbuf[0:128] +0 [[1,6]], src=fp32 sbuf[0:128] +64 [[1,2048]]", Engine::Dve),
+              streaming(core, dve, 2048));
+    EXPECT_EQ(cycles("pool partition_reduce dst=fp32 sbuf[0:1] +0 [[1,1000]], src=bf16 sbuf[0:128] +8192 [[1,1000]], op=max",
+                     Engine::Pool),
+              pool.instruction_overhead_cycles + stream(core, pool, 1000));
+    EXPECT_EQ(cycles("pool affine_select dst=bf16 sbuf[0:128] +0 [[1,512]], src=bf16 sbuf[0:128] +4096 [[1,512]], cmp=is_lt, "
+                     "base=3, partition_step=-1, free_step=1, fill=0", Engine::Pool),
+              pool.instruction_overhead_cycles + stream(core, pool, 512));
+}
+
+TEST(CostModelV1, VectorAndScalarEnginesStreamWithNcV1sParametersAndThereIsNoGpsimd) {
+    const config::NeuronCoreSpec& core = core_of("inferentia");
+    const CostModel model{core};
+    const auto& dve = engine(core, "vector");
+    const auto& act = engine(core, "scalar");
+    EXPECT_FALSE(model.has_engine(Engine::Pool));
+    ASSERT_EQ(dve.elements_per_cycle_16bit, 0u);  // no wider 16-bit rate on NC-v1: bf16 streams at the same width
+    auto cycles = [&](const std::string& text, Engine e) { return model.compute(one(text), e, nullptr, false).cycles; };
+    EXPECT_EQ(cycles("dve bn_stats dst=fp32 sbuf[0:128] +0 [[1,6]], src=bf16 sbuf[0:128] +64 [[1,512]]", Engine::Dve),
+              streaming(core, dve, 512));
+    EXPECT_EQ(cycles("dve tensor_reduce dst=fp32 sbuf[0:128] +0 [[1,1]], src=bf16 sbuf[0:128] +64 [[1,1500]], op=add", Engine::Dve),
+              streaming(core, dve, 1500));
+    EXPECT_EQ(cycles(select_text("dve", "bf16", "psum", 640), Engine::Dve), streaming(core, dve, 640, 2));
+    EXPECT_EQ(cycles("dve bn_aggr dst=fp32 sbuf[0:128] +0 [[1,2]], src=fp32 sbuf[0:128] +64 [[1,6]]", Engine::Dve),
+              dve.instruction_overhead_cycles + dve.min_instruction_cycles);  // 13 * 6 / 3 = 26 cycles of work: MIN_II
+    EXPECT_EQ(cycles("act activation dst=fp32 sbuf[0:128] +0 [[1,300]], src=fp32 psum[0:128] +0 [[1,300]], func=gelu, scale=1, "
+                     "bias=none, reduce_op=max, reduce_dst=fp32 sbuf[0:128] +4096 [[1,1]]", Engine::Act),
+              streaming(core, act, 300) + act.min_instruction_cycles);
+    EXPECT_EQ(model.compute(one("act nop"), Engine::Act, nullptr, false).latency_cycles, 0u);
+}
+
+// ---- collectives, send/recv and NeuronLink transfers (configs/chips/nc-v2.yaml "Collectives") --------
+
+// The seconds each leg of one core-to-core share takes, from the chip's configured numbers.
+struct ShareLegs {
+    const config::ChipSpec& chip;
+    double engine(double bytes) const { return bytes / chip.core.dma_engine_bytes_per_s; }
+    double channel(double bytes) const {
+        return bytes / (chip.memory.bytes_per_s / chip.memory.channels) + chip.memory.latency_s;
+    }
+    double link(double bytes) const { return bytes / chip.link.bytes_per_s + chip.link.latency_s; }
+    double pcie(double bytes) const { return bytes / chip.pcie.bytes_per_s + chip.pcie.latency_s; }
+    double overhead() const { return chip.core.dma_transfer_overhead_s; }
+    // One ring step among n ranks of one device: every rank's 2S cross the one memory channel.
+    double same_device_step(unsigned n, double share) const {
+        return overhead() + std::max(engine(share), channel(2.0 * n * share));
+    }
+};
+
+// Picosecond rounding of each reservation on the way.
+constexpr double kRoundingS = 50e-12;
+
+// Every core of the program issues `line` (timing-only runs: the ranks may share their destination).
+std::string collective_program(const std::string& header, unsigned cores, const std::string& line) {
+    std::string text = header;
+    for (unsigned c = 0; c < cores; ++c) text += ".core " + std::to_string(c) + "\n" + line + "\n";
+    return text;
+}
+
+// One collective issued by both cores of a trn1 device, costed as `steps` ring steps of `share` bytes.
+// (One elaborated machine per test: SystemC elaborates once per process.)
+void expect_ring_steps_on_one_device(const std::string& line, unsigned steps, double share) {
+    const config::ChipSpec& chip = test::shipped_configs().chip("trainium1");
+    const ShareLegs legs{chip};
+    const unsigned n = 2;
+    const std::string header = ".target v2\n.cores 2\n.tensor D scratch fp32 [256, 1000] device 0x0\n";
+    test::EngineRun run("trn1.2xlarge", test::assemble_program(collective_program(header, n, line)));
+    const auto stats = run.run();
+    const double expected = steps * legs.same_device_step(n, share);
+    EXPECT_NEAR(stats.time_s, expected, steps * kRoundingS);
+    for (unsigned core = 0; core < n; ++core) {
+        const auto& q = run.queue(stats, "core" + std::to_string(core) + ".dma0");
+        EXPECT_EQ(q.bytes, uint64_t(steps * share));
+        EXPECT_NEAR(q.busy_s, expected, steps * kRoundingS);
+    }
+    EXPECT_EQ(stats.device_memory_bytes, uint64_t(steps * n * 2 * share));
+}
+
+const double kSourceBytes = 128.0 * 1000 * 4;  // src: fp32 [128, 1000] in SBUF
+const std::string kSource = "src=fp32 sbuf[0:128] +0 [[1,1000]]";
+
+TEST(CollectiveCostV2, AllReduceIsTwoTimesNMinusOneStepsOfAnNthOfTheSource) {
+    expect_ring_steps_on_one_device(
+        "dma0 all_reduce dst=fp32 dram:D +0 [[1000,128],[1,1000]], " + kSource + ", op=add, first_core=0, core_count=2",
+        2, std::ceil(kSourceBytes / 2));
+}
+
+TEST(CollectiveCostV2, AllGatherIsNMinusOneStepsOfTheWholeSource) {
+    expect_ring_steps_on_one_device(
+        "dma0 all_gather dst=fp32 dram:D +0 [[1000,256],[1,1000]], " + kSource + ", first_core=0, core_count=2", 1,
+        kSourceBytes);
+}
+
+TEST(CollectiveCostV2, ReduceScatterIsNMinusOneStepsOfAnNthOfTheSource) {
+    expect_ring_steps_on_one_device(
+        "dma0 reduce_scatter dst=fp32 dram:D +0 [[1000,64],[1,1000]], " + kSource + ", op=max, first_core=0, core_count=2",
+        1, std::ceil(kSourceBytes / 2));
+}
+
+TEST(CollectiveCostV1, FourCoresOfOneDeviceContendForItsMemoryChannel) {
+    const config::ChipSpec& chip = test::shipped_configs().chip("inferentia");
+    const ShareLegs legs{chip};
+    const unsigned n = 4;
+    const double bytes = 128.0 * 256 * 4;
+    // The four shares of a step (2S each) queue on the one channel and outlast each engine's S.
+    ASSERT_GT(legs.channel(2.0 * n * bytes), legs.engine(bytes));
+    const std::string text = collective_program(
+        ".target v1\n.cores 4\n.tensor D scratch fp32 [512, 256] device 0x0\n", n,
+        "dma0 all_gather dst=fp32 dram:D +0 [[256,512],[1,256]], src=fp32 sbuf[0:128] +0 [[1,256]], first_core=0, core_count=4");
+    test::EngineRun run("inf1.xlarge", test::assemble_program(text));
+    const auto stats = run.run();
+    EXPECT_NEAR(stats.time_s, (n - 1) * legs.same_device_step(n, bytes), (n - 1) * n * kRoundingS);
+}
+
+// A send of `bytes` from program core 0 to program core `to` on inf2.24xlarge (2 cores per device, its
+// devices chained 0 - 1 - 2 - ...), alone on the machine.
+sim::core::RunStatistics send_from_core0(unsigned to, unsigned bytes) {
+    const unsigned elements = bytes / 4 / 128;
+    const std::string tile = "[[1," + std::to_string(elements) + "]]";
+    std::string text = ".target v2\n.cores " + std::to_string(to + 1) + "\n.core 0\n";
+    text += "dma0 send src=fp32 sbuf[0:128] +0 " + tile + ", peer_core=" + std::to_string(to) + ", channel=3\n";
+    text += ".core " + std::to_string(to) + "\ndma1 recv dst=fp32 sbuf[0:128] +0 " + tile + ", peer_core=0, channel=3\n";
+    return test::EngineRun("inf2.24xlarge", test::assemble_program(text)).run();
+}
+
+struct SendCase {
+    ShareLegs legs{test::shipped_configs().chip("inferentia2")};
+    unsigned bytes = 4096;  // small: the link's and PCIe's latencies outlast the engine
+    double engine = legs.engine(bytes);
+
+    // A send from core 0 to core `to`: overhead, then the longest of its legs (`legs_beyond_the_engine`).
+    sim::core::RunStatistics expect_time(unsigned to, double legs_beyond_the_engine) const {
+        const auto stats = send_from_core0(to, bytes);
+        EXPECT_NEAR(stats.time_s, legs.overhead() + std::max(engine, legs_beyond_the_engine), kRoundingS);
+        EXPECT_EQ(stats.device_memory_bytes, 2u * bytes);  // read once, written once
+        return stats;
+    }
+};
+
+TEST(CollectiveCostV2, ASendWithinADeviceCrossesItsMemoryChannel) {
+    const SendCase c;
+    const auto stats = c.expect_time(1, c.legs.channel(2.0 * c.bytes));  // both on device 0
+    EXPECT_EQ(stats.link_bytes, 0u);
+    EXPECT_EQ(stats.pcie_bytes, 0u);
+}
+
+TEST(CollectiveCostV2, ASendToALinkedDeviceCrossesTheNeuronLink) {
+    const SendCase c;
+    ASSERT_GT(c.legs.link(c.bytes), c.engine);
+    // device 0 -> device 1: neighbours in the chain
+    const auto stats = c.expect_time(2, std::max(c.legs.channel(c.bytes), c.legs.link(c.bytes)));
+    EXPECT_EQ(stats.link_bytes, c.bytes);
+    EXPECT_EQ(stats.pcie_bytes, 0u);
+}
+
+TEST(CollectiveCostV2, ASendToADeviceWithoutALinkGoesThroughTheHost) {
+    const SendCase c;
+    ASSERT_GT(c.legs.pcie(c.bytes), c.engine);
+    // device 0 -> device 2: no link between them
+    const auto stats = c.expect_time(4, std::max(c.legs.channel(c.bytes), c.legs.pcie(c.bytes)));
+    EXPECT_EQ(stats.link_bytes, 0u);
+    EXPECT_EQ(stats.pcie_bytes, 2u * c.bytes);  // out of device 0, into device 2
 }
 
 TEST(CostModelParameters, EveryShippedGenerationSetsTheCostModelKeys) {

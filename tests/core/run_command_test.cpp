@@ -85,10 +85,105 @@ TEST(RunCommand, ProgramNeedingMoreCoresThanTheInstanceIsAnError) {
 
 TEST(RunCommand, UnreadableProgramIsAnError) {
     expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run /nonexistent/prog.bin"),
-                          "/nonexistent/prog.bin");
+                          "neuron-sim: cannot open /nonexistent/prog.bin: No such file or directory");
     const fs::path garbage = fs::path(testing::TempDir()) / "garbage.bin";
     std::ofstream(garbage) << "not a program";
-    expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + garbage.string()), "neuron-sim: ");
+    expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + garbage.string()),
+                          "neuron-sim: " + garbage.string() + ": truncated: the file is 13 bytes, shorter than the ");
+    const fs::path text = fs::path(testing::TempDir()) / "assembly_text.bin";
+    std::ofstream(text) << kProgram << kProgram;  // the source, not the assembled program
+    expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + text.string()),
+                          text.string() + ": header: wrong magic (not a neuron-sim executable)");
+}
+
+TEST(RunCommand, AProgramTheValidatorRejectsIsAnError) {
+    // An SBUF operand past the end of a partition (192 KiB on NeuronCore-v2), and a second problem.
+    const std::string prog = write_program(
+        "run_invalid.bin", ".target v2\n.cores 1\n.core 0\n"
+                           "dve tensor_copy dst=fp32 sbuf[0:128] +196608 [[1,16]], src=fp32 sbuf[0:128] +0 [[1,16]]\n"
+                           "dve tensor_copy dst=fp32 sbuf[0:128] +0 [[1,16]], src=fp32 sbuf[0:128] +0 [[1,16]], wait=$999>=1\n");
+    const auto r = test::run_command(sim() + " --instance trn1.2xlarge run " + prog);
+    expect_one_line_error(r, "(core 0 queue dve), instruction 0: operand 'dst': bytes [196608, 196672) of each partition "
+                             "outside sbuf (196608 bytes per partition) (and 1 more)");
+    EXPECT_EQ(r.err.rfind("neuron-sim: invalid program: section ", 0), 0u) << r.err;
+}
+
+TEST(RunCommand, TensorsLargerThanTheMachinesMemoryAreAnError) {
+    // 64 GiB of device tensors: more than a trn1 device's memory (2 x 16 GiB), let alone one channel.
+    const std::string device = write_program("run_big_device.bin",
+                                             ".target v2\n.cores 1\n.tensor W scratch fp32 [1024, 16777216] device 0x0\n"
+                                             ".core 0\nact nop\n");
+    expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + device),
+                          "the program's device tensors need 68719476736 bytes");
+    // 64 GiB of host tensors on a host with 32 GiB.
+    const std::string host = write_program("run_big_host.bin",
+                                           ".target v2\n.cores 1\n.tensor H input fp32 [1024, 16777216] host 0x0\n"
+                                           ".core 0\nact nop\n");
+    expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + host),
+                          "neuron-sim: the program's host tensors need 68719476736 bytes, trn1.2xlarge has 34359738368 "
+                          "bytes of host memory");
+}
+
+TEST(RunCommand, AnInstructionThatCannotBeComputedNamesItself) {
+    // Valid for the validator, but bn_aggr needs whole (count, mean, m2) groups: only a functional run computes it.
+    const std::string prog = write_program(
+        "run_bn_aggr.bin", ".target v2\n.cores 1\n.core 0\n"
+                           "dve bn_aggr dst=fp32 sbuf[0:128] +0 [[1,2]], src=fp32 sbuf[0:128] +64 [[1,4]]\n");
+    expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --functional"),
+                          "neuron-sim: core 0 queue dve, instruction 0 (bn_aggr): bn_aggr: operand 'src': has 4 elements "
+                          "per partition, needs whole (count, mean, m2) groups");
+    const auto timing_only = test::run_command(sim() + " --instance trn1.2xlarge run " + prog);
+    EXPECT_EQ(timing_only.exit_code, 0) << timing_only.err;
+}
+
+TEST(RunCommand, CollectiveAndSendPeerErrorsAreOneLine) {
+    const std::string two = ".target v2\n.cores 2\n.tensor G scratch fp32 [128, 64] device 0x0\n";
+    const std::string to_self = write_program(
+        "run_send_self.bin", two + ".core 0\ndma0 send src=fp32 sbuf[0:128] +0 [[1,64]], peer_core=0, channel=0\n");
+    expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + to_self),
+                          "neuron-sim: core 0 queue dma0, instruction 0 (send): peer core 0 is not another core of the program");
+    const std::string outside = write_program(
+        "run_outside_group.bin",
+        two + ".core 1\ndma0 all_reduce dst=fp32 dram:G +0 [[64,128],[1,64]], src=fp32 sbuf[0:128] +0 [[1,64]], op=add, "
+              "first_core=0, core_count=1\n");
+    expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + outside),
+                          "core 1 queue dma0, instruction 0 (all_reduce): core 1 is not in the group of cores 0 to 0");
+    // Core 0 and core 1 each issue one collective of the group of both.
+    auto both = [&](const std::string& name, const std::string& core0, const std::string& core1) {
+        const std::string group = ", first_core=0, core_count=2\n";
+        return write_program(name, two + ".core 0\ndma0 " + core0 + group + ".core 1\ndma0 " + core1 + group);
+    };
+    const std::string gather = "all_gather dst=fp32 dram:G +0 [[64,128],[1,64]], src=fp32 sbuf[0:128] +0 [[1,64]]";
+    const std::string mismatched = both(
+        "run_mismatched.bin", "all_reduce dst=fp32 dram:G +0 [[64,128],[1,64]], src=fp32 sbuf[0:128] +0 [[1,64]], op=add",
+        "all_gather dst=fp32 dram:G +0 [[64,128],[1,64]], src=fp32 sbuf[0:128] +0 [[1,32]]");
+    expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + mismatched),
+                          "instruction 0 (all_gather): meets a all_reduce of core 0");
+    // The destination of an all_gather must hold every rank's source (functional runs only).
+    const std::string small = both("run_gather_small.bin", gather, gather);
+    expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + small + " --functional"),
+                          "core 0 queue dma0, instruction 0 (all_gather): all_gather: dst holds 8192 elements, the "
+                          "collective produces 16384");
+}
+
+TEST(RunCommand, PairsNeedABuiltModel) {
+    const std::string prog = write_program("run_pairs_bare.bin", kProgram);
+    expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --functional --pairs x.tsv"),
+                          "neuron-sim: --pairs needs a BERT model built by neuron-build; " + prog + " is a bare program");
+}
+
+TEST(RunCommand, UsageErrorsAreOneLineWithExitCode2) {
+    const std::string prog = write_program("run_usage.bin", kProgram);
+    const auto zero = test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --iterations 0");
+    expect_one_line_error(zero, "--iterations");
+    EXPECT_NE(zero.err.find("not in range"), std::string::npos) << zero.err;
+    EXPECT_EQ(zero.exit_code, 2);
+    const auto unknown = test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --itterations 3");
+    expect_one_line_error(unknown, "--itterations");
+    EXPECT_EQ(unknown.exit_code, 2);
+    const auto missing = test::run_command(sim() + " --instance trn1.2xlarge run");
+    expect_one_line_error(missing, "program is required");
+    EXPECT_EQ(missing.exit_code, 2);
 }
 
 TEST(RunCommand, UnwritableTraceIsAnError) {

@@ -1,6 +1,6 @@
 // activation, tensor_tensor, tensor_scalar, tensor_partition_scalar, select, tensor_copy, dma_copy
 // against references written here.
-// Tolerances: ALU operators, select and copies are exact (the reference applies the same fp32
+// Tolerances: ALU operators, select and copies (every dtype pair) are exact (the reference applies the same fp32
 // operation and rounds with round_to, itself checked exhaustively). Activation functions are
 // evaluated here from different formulas in double, so their fp32 values may differ by one fp32 ulp,
 // which can move a narrower result by one of its ulps: allowed |diff| <= 1 ulp of the destination
@@ -242,9 +242,9 @@ TEST(TensorTensor, MixedOperandTypesComputeInFp32) {
     for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(same_value(got[i], a[i] / b[i])) << i;
 }
 
-TEST(TensorScalar, EveryOperatorPairWithImmediates) {
+TEST(TensorScalar, EveryOperatorPairWithImmediatesInEveryDtype) {
     std::mt19937 rng(44);
-    for (DType t : {DType::Fp32, DType::Bf16, DType::Int32, DType::Fp8E4m3}) {
+    for (DType t : kAllDtypes) {
         const std::vector<float> x = alu_inputs(rng, t, 4 * 24);
         for (AluOp op0 : all_alu_ops())
             for (AluOp op1 : {AluOp::Bypass, AluOp::Add, AluOp::Multiply, AluOp::IsGt, AluOp::Max}) {
@@ -365,6 +365,36 @@ TEST(DmaCopy, BroadcastRowFromDramAsInTheLayernormExample) {
     const std::vector<float> got = load_rows(m, sbuf_tile(DType::Fp32, 0, 128, 3072, 256));
     for (uint32_t p = 0; p < 128; ++p)
         for (uint32_t j = 0; j < 256; ++j) ASSERT_EQ(got[p * 256 + j], gamma[j % 4]) << p << "," << j;
+}
+
+TEST(DmaCopy, EveryDtypePairDramToSbufToHost) {
+    std::mt19937 rng(49);
+    for (DType from : kAllDtypes)
+        for (DType to : kAllDtypes) {
+            SCOPED_TRACE(dtype_name(from) + " -> " + dtype_name(to));
+            Machine m;
+            const auto [lo, hi] = range_of(from);
+            const std::vector<float> x = random_values(rng, from, 5 * 9, lo, hi);
+            // DRAM [5, 9] with a row stride of 12 -> SBUF (converted) -> HOST (same type: raw bytes).
+            const AccessPattern dram = tensor(MemorySpace::Dram, from, 1, 5, 12, 2 * isa::size_in_bytes(from), {{1, 9}});
+            const AccessPattern on_chip = sbuf_tile(to, 3, 5, 40, 9);
+            const AccessPattern host = tensor(MemorySpace::Host, to, 7, 5, 9, 0, {{1, 9}});
+            store_rows(m, dram, x);
+            const bool raw_int32 = from == DType::Int32 && to == DType::Int32;
+            const int32_t beyond_fp32 = 16777217;  // 2^24 + 1: survives only a raw copy
+            if (raw_int32) m.dram.write(address_of(m, dram, 0, {0}), reinterpret_cast<const uint8_t*>(&beyond_fp32), 4);
+            isa::Instruction inst = make(isa::Opcode::DmaCopy);
+            execute(inst.set(DMA::dst, on_chip).set(DMA::src, dram), m.spaces());
+            execute(inst.set(DMA::dst, host).set(DMA::src, on_chip), m.spaces());
+            const std::vector<float> got = load_rows(m, host);
+            for (size_t i = raw_int32 ? 1 : 0; i < x.size(); ++i)
+                ASSERT_TRUE(same_value(got[i], dtype::round_to(to, x[i]))) << "element " << i << " from " << x[i];
+            if (raw_int32) {
+                int32_t copied = 0;
+                m.host.read(address_of(m, host, 0, {0}), reinterpret_cast<uint8_t*>(&copied), 4);
+                EXPECT_EQ(copied, beyond_fp32);
+            }
+        }
 }
 
 TEST(DmaCopy, BetweenDramHostAndOnChipWithConversion) {

@@ -74,14 +74,15 @@ bool reference_holds(AluOp cmp, int64_t v) {
     }
 }
 
-TEST(AffineSelect, EveryComparisonBuildsTheMask) {
+TEST(AffineSelect, EveryComparisonBuildsTheMaskInEveryDtype) {
     std::mt19937 rng(90);
-    for (DType t : {DType::Fp32, DType::Bf16, DType::Fp16, DType::Int8})
+    for (DType t : kAllDtypes)
         for (AluOp cmp : {AluOp::IsEqual, AluOp::NotEqual, AluOp::IsGt, AluOp::IsGe, AluOp::IsLt, AluOp::IsLe}) {
             SCOPED_TRACE(dtype_name(t) + " " + std::string(isa::name_of(cmp)));
             Machine m;
             const uint32_t rows = 24, cols = 24;
-            const std::vector<float> x = random_values(rng, t, rows * cols, -50, 50);
+            const auto [lo, hi] = range_of(t);
+            const std::vector<float> x = random_values(rng, t, rows * cols, lo, hi);
             store_rows(m, sbuf_tile(t, 40, rows, 0, cols), x);
             // Causal mask: keep key i <= query p, i.e. p - i >= 0.
             const int32_t base = 2, partition_step = 1, free_step = -1;

@@ -4,6 +4,8 @@
 // exact, mean within 2 fp32 ulps of the double mean plus n * 2^-24 * mean|x|, m2 within
 // n * 2^-22 * (m2 + n * mean^2); bn_aggr mean/variance within 1e-5 relative of the double statistics
 // of the whole row (inputs of mean ~1, spread ~1: no catastrophic cancellation in the reference).
+// A destination narrower than fp32 adds half an ulp of its type (its one rounding) to each bound; records
+// stored in a narrow type are compared with the statistics of the records as stored.
 #include "semantics_test_support.h"
 
 namespace nsim::sim::core::test {
@@ -103,30 +105,37 @@ Stats exact_stats(const float* x, size_t n) {
     return {double(n), mean, m2};
 }
 
-void check_bn_stats(DType t, uint32_t n, uint32_t groups, uint32_t seed) {
-    SCOPED_TRACE(dtype_name(t) + " n=" + std::to_string(n) + " groups=" + std::to_string(groups));
+void check_bn_stats(DType t, uint32_t n, uint32_t groups, uint32_t seed, DType out = DType::Fp32) {
+    SCOPED_TRACE(dtype_name(t) + " -> " + dtype_name(out) + " n=" + std::to_string(n) + " groups=" + std::to_string(groups));
     Machine m;
     std::mt19937 rng(seed);
     const uint32_t rows = 64;
-    const std::vector<float> x = random_values(rng, t, rows * n, t == DType::Uint8 ? 0.0f : -1.0f, 3.0f);
+    const bool non_negative = t == DType::Uint8 || out == DType::Uint8;
+    const std::vector<float> x = random_values(rng, t, rows * n, non_negative ? 0.0f : -1.0f, 3.0f);
     store_rows(m, sbuf_tile(t, 0, rows, 0, n), x);
-    const AccessPattern dst = sbuf_tile(DType::Fp32, 0, rows, 32768, 3 * groups);
+    const AccessPattern dst = sbuf_tile(out, 0, rows, 32768, 3 * groups);
     isa::Instruction inst = make(isa::Opcode::BnStats);
     inst.set(BS::dst, dst).set(BS::src, sbuf_tile(t, 0, rows, 0, n));
     execute(inst, m.spaces());
     const std::vector<float> got = load_rows(m, dst);
+    // Half an ulp of the destination for its one rounding (nothing for fp32, the compute type).
+    auto stored = [&](double reference, float value) {
+        return out == DType::Fp32 ? 0.0 : 0.5 * ulp_of(out, std::max(std::fabs(reference), std::fabs(double(value))));
+    };
     for (uint32_t p = 0; p < rows; ++p)
         for (uint32_t g = 0; g < groups; ++g) {
             // The documented split: chunk g holds [g*n/G, (g+1)*n/G).
             const uint32_t begin = g * n / groups, end = (g + 1) * n / groups;
             const Stats s = exact_stats(&x[p * n + begin], end - begin);
             const float* r = &got[(p * groups + g) * 3];
-            ASSERT_EQ(r[0], float(end - begin));
+            ASSERT_EQ(r[0], dtype::round_to(out, float(end - begin)));
             double mean_abs = 0;
             for (uint32_t i = begin; i < end; ++i) mean_abs += std::fabs(x[p * n + i]);
             mean_abs /= std::max(1u, end - begin);
-            EXPECT_LE(std::fabs(r[1] - s.mean), 2 * ulp_of(DType::Fp32, s.mean) + (end - begin) * std::ldexp(mean_abs, -24));
-            EXPECT_LE(std::fabs(r[2] - s.m2), (end - begin) * std::ldexp(s.m2 + (end - begin) * s.mean * s.mean, -22) + 1e-30);
+            EXPECT_LE(std::fabs(r[1] - s.mean),
+                      2 * ulp_of(DType::Fp32, s.mean) + (end - begin) * std::ldexp(mean_abs, -24) + stored(s.mean, r[1]));
+            EXPECT_LE(std::fabs(r[2] - s.m2), (end - begin) * std::ldexp(s.m2 + (end - begin) * s.mean * s.mean, -22) +
+                                                  1e-30 + stored(s.m2, r[2]));
         }
 }
 
@@ -137,6 +146,13 @@ TEST(BnStats, GroupsOfCountMeanM2) {
     check_bn_stats(DType::Fp32, 2, 4, 73);     // empty chunks are (0, 0, 0)
     check_bn_stats(DType::Fp8E4m3, 96, 2, 74);
     check_bn_stats(DType::Int8, 33, 2, 75);
+}
+
+TEST(BnStats, EverySourceAndDestinationDtype) {
+    uint32_t seed = 76;
+    for (DType t : kAllDtypes) check_bn_stats(t, 48, 2, seed++);
+    // 40 elements in 2 groups keep count, mean and m2 inside every destination type's range.
+    for (DType out : kAllDtypes) check_bn_stats(DType::Fp32, 40, 2, seed++, out);
 }
 
 TEST(BnStats, RecordMustBeWholeGroups) {
@@ -177,6 +193,61 @@ TEST(BnAggr, MergesGroupsIntoMeanAndPopulationVariance) {
             EXPECT_NEAR(got[2 * p + 1], s.m2 / s.count, 1e-5 * (s.m2 / s.count)) << "row " << p;
         }
     }
+}
+
+// bn_aggr of (count, mean, m2) records stored in `src_type`, against the statistics of the whole row
+// computed in double from the records as stored: count = sum c, mean = sum(c m) / count,
+// variance = sum(m2 + c (m - mean)^2) / count (the direct formula, not bn_aggr's pairwise merges).
+void check_bn_aggr(DType src_type, DType dst_type, std::mt19937& rng) {
+    SCOPED_TRACE(dtype_name(src_type) + " -> " + dtype_name(dst_type));
+    Machine m;
+    const uint32_t rows = 16, groups = 3;
+    std::vector<float> record(rows * groups * 3);
+    for (uint32_t p = 0; p < rows; ++p)
+        for (uint32_t g = 0; g < groups; ++g) {
+            const uint32_t count = 8 + 5 * g + p % 4;
+            const std::vector<float> x = random_values(rng, DType::Fp32, count, 0.0f, 2.0f + g);
+            const Stats s = exact_stats(x.data(), x.size());
+            record[(p * groups + g) * 3 + 0] = float(s.count);
+            record[(p * groups + g) * 3 + 1] = float(s.mean);
+            record[(p * groups + g) * 3 + 2] = float(s.m2);
+        }
+    const AccessPattern src = sbuf_tile(src_type, 0, rows, 0, 3 * groups);
+    store_rows(m, src, record);
+    const std::vector<float> as_stored = load_rows(m, src);
+    const AccessPattern dst = sbuf_tile(dst_type, 0, rows, 512, 2);
+    isa::Instruction inst = make(isa::Opcode::BnAggr);
+    inst.set(BA::dst, dst).set(BA::src, src);
+    execute(inst, m.spaces());
+    const std::vector<float> got = load_rows(m, dst);
+    for (uint32_t p = 0; p < rows; ++p) {
+        const float* r = &as_stored[p * groups * 3];
+        double count = 0, weighted = 0, largest_mean = 0;
+        for (uint32_t g = 0; g < groups; ++g) {
+            count += r[3 * g];
+            weighted += double(r[3 * g]) * r[3 * g + 1];
+            largest_mean = std::max(largest_mean, std::fabs(double(r[3 * g + 1])));
+        }
+        ASSERT_GT(count, 0.0);
+        const double mean = weighted / count;
+        double m2 = 0;
+        for (uint32_t g = 0; g < groups; ++g) m2 += r[3 * g + 2] + r[3 * g] * (r[3 * g + 1] - mean) * (r[3 * g + 1] - mean);
+        const double variance = m2 / count;
+        // fp32 merges (relative 1e-5, as above), then one rounding to the destination type.
+        const auto rounding = [&](double reference, float value) {
+            return dst_type == DType::Fp32 ? 0.0 : 0.5 * ulp_of(dst_type, std::max(std::fabs(reference), std::fabs(double(value))));
+        };
+        EXPECT_LE(std::fabs(got[2 * p] - mean), 1e-5 * (std::fabs(mean) + largest_mean) + rounding(mean, got[2 * p]))
+            << "row " << p;
+        EXPECT_LE(std::fabs(got[2 * p + 1] - variance), 1e-5 * variance + 1e-30 + rounding(variance, got[2 * p + 1]))
+            << "row " << p;
+    }
+}
+
+TEST(BnAggr, RecordsAndResultsInEveryDtype) {
+    std::mt19937 rng(82);
+    for (DType t : kAllDtypes) check_bn_aggr(t, DType::Fp32, rng);
+    for (DType t : kAllDtypes) check_bn_aggr(DType::Fp32, t, rng);
 }
 
 TEST(BnAggr, AllGroupsEmptyGivesZeros) {

@@ -28,6 +28,15 @@ void validate_for_machine(const isa::Container& program, const MachineSelection&
     throw UserError("invalid program: " + problems.front().text() + more);
 }
 
+// The container's own message does not say which file it is about.
+isa::Container read_program(const std::vector<uint8_t>& bytes, const std::string& path) {
+    try {
+        return isa::read_container(bytes);
+    } catch (const isa::ContainerError& e) {
+        throw UserError(path + ": " + e.what());
+    }
+}
+
 // How often (host time) a long run tells the host state how busy its cores were, for neuron-top.
 constexpr double kPublishPeriodHostS = 0.25;
 
@@ -54,7 +63,7 @@ std::ofstream open_trace_file(const RunOptions& options) {
 int run_program(const MachineSelection& machine, const RunOptions& options) {
     const config::HostSpec spec = machine.resolve();
     const std::vector<uint8_t> bytes = isa::read_file(options.program);
-    const isa::Container program = isa::read_container(bytes);
+    const isa::Container program = read_program(bytes, options.program);
     // A model from neuron-build runs as an application runs it: through the runtime and the driver.
     if (is_built_model(program))
         return options.pairs.empty() ? run_model(machine, options, bytes) : run_pairs(machine, options, bytes, program);
