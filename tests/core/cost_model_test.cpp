@@ -241,9 +241,11 @@ struct ShareLegs {
     double link(double bytes) const { return bytes / chip.link.bytes_per_s + chip.link.latency_s; }
     double pcie(double bytes) const { return bytes / chip.pcie.bytes_per_s + chip.pcie.latency_s; }
     double overhead() const { return chip.core.dma_transfer_overhead_s; }
-    // One ring step among n ranks of one device: every rank's 2S cross the one memory channel.
+    // One ring step among n ranks of one device, spread evenly over all its memory channels: each
+    // share is read in its sender's channel and written in its receiver's, so every channel carries
+    // 2nS / channels.
     double same_device_step(unsigned n, double share) const {
-        return overhead() + std::max(engine(share), channel(2.0 * n * share));
+        return overhead() + std::max(engine(share), channel(2.0 * n * share / chip.memory.channels));
     }
 };
 
@@ -297,19 +299,22 @@ TEST(CollectiveCostV2, ReduceScatterIsNMinusOneStepsOfAnNthOfTheSource) {
         1, std::ceil(kSourceBytes / 2));
 }
 
-TEST(CollectiveCostV1, FourCoresOfOneDeviceContendForItsMemoryChannel) {
+TEST(CollectiveCostV1, FourCoresOfOneDeviceShareItsTwoMemoryChannels) {
     const config::ChipSpec& chip = test::shipped_configs().chip("inferentia");
     const ShareLegs legs{chip};
     const unsigned n = 4;
     const double bytes = 128.0 * 256 * 4;
-    // The four shares of a step (2S each) queue on the one channel and outlast each engine's S.
-    ASSERT_GT(legs.channel(2.0 * n * bytes), legs.engine(bytes));
+    // Cores 0 and 1 stage their shares in channel 0, cores 2 and 3 in channel 1, so each channel
+    // carries half of every step's 2nS.
     const std::string text = collective_program(
         ".target v1\n.cores 4\n.tensor D scratch fp32 [512, 256] device 0x0\n", n,
         "dma0 all_gather dst=fp32 dram:D +0 [[256,512],[1,256]], src=fp32 sbuf[0:128] +0 [[1,256]], first_core=0, core_count=4");
     test::EngineRun run("inf1.xlarge", test::assemble_program(text));
     const auto stats = run.run();
     EXPECT_NEAR(stats.time_s, (n - 1) * legs.same_device_step(n, bytes), (n - 1) * n * kRoundingS);
+    ASSERT_EQ(chip.memory.channels, 2u);
+    for (const auto& channel : run.platform->devices()[0]->memory_channels())
+        EXPECT_EQ(channel->timing().bytes_moved(), uint64_t((n - 1) * 2 * n * bytes / 2));
 }
 
 // A send of `bytes` from program core 0 to program core `to` on inf2.24xlarge (2 cores per device, its
