@@ -82,7 +82,7 @@ TEST(MultiProcessFaults, FirmwareHangLeavesDevicesInvalidUntilRmmodAndModprobe) 
     const std::string error = first.line();
     EXPECT_EQ(first.wait(), 1);
     EXPECT_EQ(error, "NRT:nrt_init Failed to initialize devices: nd0 is in an invalid state "
-                     "(recover with: neuron-sim rmmod && neuron-sim modprobe)");
+                     "(recover with: neuron-sim rmmod neuron && neuron-sim modprobe neuron)");
     test::Child again = holder(home, "inf2.xlarge", "0", false);
     EXPECT_EQ(again.line(), error);  // still INVALID: a later process does not fix it
     EXPECT_EQ(again.wait(), 1);
