@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "config/id_list.h"
+
 namespace nsim::runtime {
 namespace {
 
@@ -57,12 +59,8 @@ CoreRequest parse_core_request(const std::optional<std::string>& visible_cores, 
 
 std::string describe_cores(const std::vector<uint32_t>& cores) {
     std::string text;
-    for (size_t i = 0; i < cores.size();) {
-        size_t j = i;
-        while (j + 1 < cores.size() && cores[j + 1] == cores[j] + 1) ++j;
-        text += fmt::format("{}nc{}-nc{}", text.empty() ? "" : ",", cores[i], cores[j]);
-        i = j + 1;
-    }
+    for (const auto& [first, last] : config::consecutive_runs(cores))
+        text += fmt::format("{}nc{}-nc{}", text.empty() ? "" : ",", first, last);
     return text;
 }
 

@@ -27,14 +27,19 @@ std::optional<std::vector<uint32_t>> parse_id_list(const std::string& text) {
     return ids;
 }
 
+std::vector<std::pair<uint32_t, uint32_t>> consecutive_runs(const std::vector<uint32_t>& ids) {
+    std::vector<std::pair<uint32_t, uint32_t>> runs;
+    for (uint32_t id : ids) {
+        if (!runs.empty() && id == runs.back().second + 1) runs.back().second = id;
+        else runs.push_back({id, id});
+    }
+    return runs;
+}
+
 std::string format_id_list(const std::vector<uint32_t>& ids) {
     std::string text;
-    for (size_t i = 0; i < ids.size();) {
-        size_t j = i;
-        while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-        text += (text.empty() ? "" : ",") + (i == j ? std::to_string(ids[i]) : fmt::format("{}-{}", ids[i], ids[j]));
-        i = j + 1;
-    }
+    for (const auto& [first, last] : consecutive_runs(ids))
+        text += (text.empty() ? "" : ",") + (first == last ? std::to_string(first) : fmt::format("{}-{}", first, last));
     return text;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nsim::config {
@@ -16,5 +17,8 @@ std::optional<std::vector<uint32_t>> parse_id_list(const std::string& text);
 
 // Ascending distinct ids as that text: runs of consecutive ids become "first-last".
 std::string format_id_list(const std::vector<uint32_t>& ids);
+
+// The runs of consecutive ids in ascending ids, as {first, last} pairs.
+std::vector<std::pair<uint32_t, uint32_t>> consecutive_runs(const std::vector<uint32_t>& ids);
 
 }  // namespace nsim::config

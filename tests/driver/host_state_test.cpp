@@ -34,11 +34,7 @@ driver::ProcessRecord exited_process() {
 }
 
 driver::ProcessRecord this_process() {
-    const driver::ProcessIdentity me = driver::ProcessIdentity::self();
-    driver::ProcessRecord record;
-    record.pid = me.pid;
-    record.start_time = me.start_time;
-    record.command = me.command;
+    driver::ProcessRecord record = driver::ProcessIdentity::self().record();
     record.cores = {{0, 1}};
     return record;
 }

@@ -100,6 +100,15 @@ protected:
         write(map.doorbell, 1);
         return sc_core::sc_time_stamp();
     }
+    // After an acknowledged reset rung at `rung`: still resetting just before the reset time has
+    // passed since the acknowledgement, ready exactly when it has.
+    void expect_ready_after(const sc_core::sc_time& rung, double reset_time_s) {
+        const sc_core::sc_time done = rung + seconds(fw.reset_ack_time_s) + seconds(reset_time_s);
+        run_until(done - seconds(reset_time_s / 100));
+        EXPECT_FALSE(ready());
+        run_until(done);
+        EXPECT_TRUE(ready());
+    }
     uint64_t bar0() { return rig.host.platform().bar_address(0, 0); }
 
     test::DriverRig rig;
@@ -116,11 +125,7 @@ TEST_F(FirmwareReset, DeviceResetClearsTheReadyBitForTheConfiguredTime) {
     EXPECT_FALSE(ready());
     run_until(rung + seconds(fw.reset_ack_time_s));
     EXPECT_EQ(read(map.reset), 0u);  // acknowledged: the word is cleared
-    const sc_core::sc_time done = rung + seconds(fw.reset_ack_time_s) + seconds(fw.device_reset_time_s);
-    run_until(done - seconds(fw.device_reset_time_s / 100));
-    EXPECT_FALSE(ready());
-    run_until(done);
-    EXPECT_TRUE(ready());
+    expect_ready_after(rung, fw.device_reset_time_s);
 }
 
 TEST_F(FirmwareReset, CoreResetTakesTheCoreResetTime) {
@@ -128,11 +133,7 @@ TEST_F(FirmwareReset, CoreResetTakesTheCoreResetTime) {
     const sc_core::sc_time rung = ring(fw.reset_cores, 0b01);
     run_until(rung + seconds(fw.reset_ack_time_s));
     EXPECT_EQ(read(map.reset), 0u);
-    const sc_core::sc_time done = rung + seconds(fw.reset_ack_time_s) + seconds(fw.core_reset_time_s);
-    run_until(done - seconds(fw.core_reset_time_s / 100));
-    EXPECT_FALSE(ready());
-    run_until(done);
-    EXPECT_TRUE(ready());
+    expect_ready_after(rung, fw.core_reset_time_s);
 }
 
 TEST(Reset, FirmwareStillResettingAfterTheDriversLastTryLeavesTheDeviceInvalid) {

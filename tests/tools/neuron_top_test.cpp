@@ -161,7 +161,7 @@ TEST(NeuronTop, ProcessVcpuUseMatchesTheCpuTimeItSpent) {
     // This test's own process, against the CPU time it measures for itself (not /proc).
     const int me = getpid();
     const tools::CpuSample before = tools::sample_cpu({me});
-    const double spent_s = burn_cpu(0.3);
+    const double spent_s = burn_cpu(0.2);
     const tools::CpuSample after = tools::sample_cpu({me});
     const tools::CpuUsage usage = tools::cpu_usage(before, after, {me});
     const double machine_ticks = double(after.machine_total - before.machine_total);
@@ -191,10 +191,7 @@ double total_mib(const std::string& frame, const std::string& prefix) {
 TEST(NeuronTop, ProcessTabShowsItsVcpuUseAndResidentMemory) {
     test::PreparedHost host("inf2.xlarge");
     const driver::ProcessIdentity me = driver::ProcessIdentity::self();
-    driver::ProcessRecord record;
-    record.pid = me.pid;
-    record.start_time = me.start_time;
-    record.command = me.command;
+    driver::ProcessRecord record = me.record();
     record.cores = {{0, 0}};
     host.write(record);
     const auto configs = config::ConfigSet::load(NSIM_CONFIG_DIR);
@@ -207,7 +204,7 @@ TEST(NeuronTop, ProcessTabShowsItsVcpuUseAndResidentMemory) {
 
     constexpr size_t kAllocated = 64u << 20;
     std::vector<char> block(kAllocated, 1);  // touched: resident
-    burn_cpu(0.2);
+    burn_cpu(0.1);
     session.refresh();
     const std::string frame = frame_text(session.frame(120));
     EXPECT_NEAR(total_mib(frame, "Host Used Memory") - resident_before, double(kAllocated >> 20), 4.0) << frame;
