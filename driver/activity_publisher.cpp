@@ -4,6 +4,10 @@
 
 namespace nsim::driver {
 
+double wall_clock_now_s() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 ActivityPublisher::ActivityPublisher(const HostState& state, int pid, size_t samples_kept)
     : state_(state), pid_(pid), kept_(samples_kept == 0 ? 1 : samples_kept) {}
 
@@ -15,7 +19,10 @@ void ActivityPublisher::publish(double sim_end_s, double interval_s, const std::
     }
     ActivityRecord record;
     record.pid = pid_;
-    record.updated_wall_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    record.updated_wall_s = wall_clock_now_s();
+    // How often this process publishes tells neuron-top when silence means it stopped executing.
+    record.publish_period_wall_s = last_wall_s_ > 0 ? record.updated_wall_s - last_wall_s_ : 0;
+    last_wall_s_ = record.updated_wall_s;
     for (const auto& [core, samples] : samples_) record.cores.push_back({core, samples});
     state_.write_activity(record);
 }

@@ -11,6 +11,9 @@
 
 namespace nsim::driver {
 
+// The clock of ActivityRecord::updated_wall_s: wall seconds since the epoch.
+double wall_clock_now_s();
+
 class ActivityPublisher {
 public:
     ActivityPublisher(const HostState& state, int pid, size_t samples_kept);
@@ -27,6 +30,7 @@ private:
     int pid_;
     size_t kept_;
     std::map<CoreId, std::vector<ActivitySample>> samples_;
+    double last_wall_s_ = 0;   // of the previous publish; 0 before the first
 };
 
 }  // namespace nsim::driver

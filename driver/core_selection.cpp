@@ -5,12 +5,18 @@
 
 #include <fmt/format.h>
 
+#include "config/id_list.h"
+
 namespace nsim::runtime {
 namespace {
 
-uint32_t parse_number(const std::string& text, const std::string& variable, const std::string& whole) {
-    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-        throw std::invalid_argument(fmt::format("{}='{}' is not a core number, range or list (e.g. 0-3)", variable, whole));
+bool is_number(const std::string& text) {
+    return !text.empty() && text.size() <= 9 && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
+uint32_t parse_core_number(const std::string& text, const std::string& whole) {
+    if (!is_number(text))
+        throw std::invalid_argument(fmt::format("NEURON_RT_VISIBLE_CORES='{}' is not a core number, range or list (e.g. 0-3)", whole));
     return uint32_t(std::stoul(text));
 }
 
@@ -26,9 +32,8 @@ CoreRequest parse_core_request(const std::optional<std::string>& visible_cores, 
             const size_t comma = std::min(text.find(',', start), text.size());
             const std::string item = text.substr(start, comma - start);
             const size_t dash = item.find('-');
-            const uint32_t first = parse_number(item.substr(0, dash), "NEURON_RT_VISIBLE_CORES", text);
-            const uint32_t last = dash == std::string::npos ? first
-                                                            : parse_number(item.substr(dash + 1), "NEURON_RT_VISIBLE_CORES", text);
+            const uint32_t first = parse_core_number(item.substr(0, dash), text);
+            const uint32_t last = dash == std::string::npos ? first : parse_core_number(item.substr(dash + 1), text);
             if (last < first)
                 throw std::invalid_argument(fmt::format("NEURON_RT_VISIBLE_CORES='{}': range {} ends before it starts", text, item));
             if (last >= total_cores)
@@ -42,7 +47,9 @@ CoreRequest parse_core_request(const std::optional<std::string>& visible_cores, 
         return request;
     }
     if (num_cores && !num_cores->empty()) {
-        request.count = parse_number(*num_cores, "NEURON_RT_NUM_CORES", *num_cores);
+        if (!is_number(*num_cores))
+            throw std::invalid_argument(fmt::format("NEURON_RT_NUM_CORES='{}' is not a number of NeuronCores", *num_cores));
+        request.count = uint32_t(std::stoul(*num_cores));
         if (request.count > total_cores)
             throw std::invalid_argument(fmt::format("NEURON_RT_NUM_CORES={} exceeds the instance's {} NeuronCores",
                                                     request.count, total_cores));
@@ -52,12 +59,8 @@ CoreRequest parse_core_request(const std::optional<std::string>& visible_cores, 
 
 std::string describe_cores(const std::vector<uint32_t>& cores) {
     std::string text;
-    for (size_t i = 0; i < cores.size();) {
-        size_t j = i;
-        while (j + 1 < cores.size() && cores[j + 1] == cores[j] + 1) ++j;
-        text += fmt::format("{}nc{}-nc{}", text.empty() ? "" : ",", cores[i], cores[j]);
-        i = j + 1;
-    }
+    for (const auto& [first, last] : config::consecutive_runs(cores))
+        text += fmt::format("{}nc{}-nc{}", text.empty() ? "" : ",", first, last);
     return text;
 }
 

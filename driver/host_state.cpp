@@ -129,29 +129,48 @@ std::optional<ProcessRecord> HostState::read_process(int pid) const {
     return json->get<ProcessRecord>();
 }
 
+namespace {
+
+// A record as written, or nothing when absent or not ours to judge (written by a newer or broken program).
+std::optional<ProcessRecord> process_record_in(const fs::path& file) {
+    try {
+        if (!fs::exists(file)) return std::nullopt;
+        return nlohmann::json::parse(read_text(file)).get<ProcessRecord>();
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+bool is_alive(const ProcessRecord& record) { return ProcessIdentity{record.pid, record.start_time, record.command}.alive(); }
+
+}  // namespace
+
 std::vector<ProcessRecord> HostState::live_processes() const {
     std::vector<ProcessRecord> live;
     for (const auto& entry : fs::directory_iterator(dir_ / "processes")) {
         if (entry.path().extension() != ".json") continue;
-        std::optional<ProcessRecord> record;
-        try {
-            if (auto json = read_json(entry.path())) record = json->get<ProcessRecord>();
-        } catch (const std::exception&) {
-            continue;  // written by a newer or broken program: not ours to judge
-        }
+        std::optional<ProcessRecord> record = process_record_in(entry.path());
         if (!record) continue;
-        if (ProcessIdentity{record->pid, record->start_time, record->command}.alive()) {
-            live.push_back(*record);
-        } else {
-            std::error_code ignored;
-            fs::remove(entry.path(), ignored);
-            fs::remove(dir_ / "activity" / entry.path().filename(), ignored);
+        if (!is_alive(*record)) {
+            // Removed under the lock, and only if the file still holds that stale record: a process
+            // that reuses the pid writes its own record under the lock (write_process), which must stay.
+            const Lock lock = this->lock();
+            record = process_record_in(entry.path());
+            if (record && !is_alive(*record)) {
+                std::error_code ignored;
+                fs::remove(entry.path(), ignored);
+                fs::remove(dir_ / "activity" / entry.path().filename(), ignored);
+                continue;
+            }
+            if (!record) continue;
         }
+        live.push_back(*record);
     }
     return live;
 }
 
 void HostState::write_process(const ProcessRecord& process) const {
+    const Lock lock = this->lock();  // see live_processes()
     write_file(fs::path("processes") / fmt::format("{}.json", process.pid), nlohmann::json(process).dump(2) + "\n");
 }
 

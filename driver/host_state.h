@@ -52,7 +52,9 @@ public:
     std::optional<MachineRecord> read_machine() const;
     void write_machine(const MachineRecord& machine) const;   // hold the lock
 
-    // processes/<pid>.json of live processes; stale records are removed as they are found.
+    // processes/<pid>.json of live processes; stale records are removed as they are found, under the
+    // lock. write_process takes the lock too, so a record of a process that reuses a dead one's pid
+    // is never removed as the dead one's.
     std::vector<ProcessRecord> live_processes() const;
     std::optional<ProcessRecord> read_process(int pid) const;
     void write_process(const ProcessRecord& process) const;

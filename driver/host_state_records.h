@@ -87,6 +87,7 @@ struct CoreActivity {
 struct ActivityRecord {
     int pid = 0;
     double updated_wall_s = 0;          // wall clock (seconds since the epoch) of the last write
+    double publish_period_wall_s = 0;   // wall seconds between the last two writes; 0 after the first
     std::vector<CoreActivity> cores;
 };
 
@@ -101,7 +102,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CoreId, device, core)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelRecord, id, name, cores, load_time_s, device_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ActivitySample, sim_end_s, interval_s, busy_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CoreActivity, core, samples)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ActivityRecord, pid, updated_wall_s, cores)
+// A record without publish_period_wall_s (an older writer) reads as 0.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ActivityRecord, pid, updated_wall_s, publish_period_wall_s, cores)
 // device_memory_bytes is an object keyed by the device index as a string.
 void to_json(nlohmann::json& j, const ProcessRecord& v);
 void from_json(const nlohmann::json& j, ProcessRecord& v);

@@ -27,6 +27,10 @@ bool contains(const std::vector<unsigned>& list, unsigned value) {
 
 }  // namespace
 
+DriverError module_not_loaded_error() { return DriverError(ENODEV, fmt::format("the {} module is not loaded", kModuleName)); }
+
+DriverError invalid_state_error(unsigned device) { return DriverError(EINVAL, fmt::format("nd{} is in an invalid state", device)); }
+
 NeuronDriver::NeuronDriver(sim::Platform& platform, HostState& state)
     : platform_(platform), spec_(platform.spec()), state_(state), faults_(state), log_(&state), session_(state),
       host_memory_(platform) {
@@ -209,7 +213,7 @@ void NeuronDriver::attach() {
             (void)failures;  // recorded in the device states
             return;
         }
-        if (!machine->driver_loaded) throw DriverError(ENODEV, "the neuron module is not loaded");
+        if (!machine->driver_loaded) throw module_not_loaded_error();
     }
     probe();
 }
@@ -253,14 +257,14 @@ bool NeuronDriver::is_open(unsigned device) const { return contains(session_.rec
 
 void NeuronDriver::open(unsigned device) {
     HostState::Lock lock = state_.lock();
-    if (!loaded()) throw DriverError(ENODEV, "the neuron module is not loaded");
+    if (!loaded()) throw module_not_loaded_error();
     at(device);
     const DeviceState state = device_state(device);
     if (state != DeviceState::Ready) {
         // RESET seen from outside the bring-up means its resetter died mid-way: the device is unusable.
-        const std::string message = fmt::format("nd{} is in an invalid state", device);
-        log_.print(message);
-        throw DriverError(EINVAL, message);
+        const DriverError refusal = invalid_state_error(device);
+        log_.print(refusal.what());
+        throw refusal;
     }
     if (is_open(device)) return;
     unsigned others = 0;

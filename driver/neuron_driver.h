@@ -23,6 +23,7 @@
 #include "host_state.h"
 #include "kernel_log.h"
 #include "memory_pool.h"
+#include "module_advice.h"
 #include "pci_probe.h"
 #include "platform/platform.h"
 #include "process_session.h"
@@ -38,6 +39,11 @@ public:
 private:
     int error_;
 };
+
+// The refusals of attach() and open() in the driver's words, for processes that use the devices
+// without a driver of their own too (a bare `neuron-sim run`).
+DriverError module_not_loaded_error();                       // ENODEV
+DriverError invalid_state_error(unsigned device);            // EINVAL "ndN is in an invalid state"
 
 // When a memory chunk is freed (driver.md 8).
 enum class Lifespan { Local, Process, AllProcess, Device };

@@ -46,6 +46,14 @@ ProcessIdentity ProcessIdentity::self() {
     return me;
 }
 
+ProcessRecord ProcessIdentity::record() const {
+    ProcessRecord record;
+    record.pid = pid;
+    record.start_time = start_time;
+    record.command = command;
+    return record;
+}
+
 bool ProcessIdentity::alive() const {
     if (pid <= 0) return false;
     if (kill(pid, 0) != 0 && errno != EPERM) return false;

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "host_state_records.h"
+
 namespace nsim::driver {
 
 struct ProcessIdentity {
@@ -15,6 +17,8 @@ struct ProcessIdentity {
 
     static ProcessIdentity self();
     bool alive() const;
+    // Its entry in the host state, holding nothing yet.
+    ProcessRecord record() const;
 };
 
 }  // namespace nsim::driver

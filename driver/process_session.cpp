@@ -2,11 +2,8 @@
 
 namespace nsim::driver {
 
-ProcessSession::ProcessSession(const HostState& state) : state_(state), me_(ProcessIdentity::self()) {
-    record_.pid = me_.pid;
-    record_.start_time = me_.start_time;
-    record_.command = me_.command;
-}
+ProcessSession::ProcessSession(const HostState& state)
+    : state_(state), me_(ProcessIdentity::self()), record_(me_.record()) {}
 
 ProcessSession::~ProcessSession() {
     try {

@@ -129,8 +129,8 @@ NrtStatus Runtime::init() {
     } catch (const driver::DriverError& e) {
         if (e.error() == ENODEV && !driver_->loaded())
             return fail(NrtStatus::Failure, where,
-                        "Unable to determine Neuron Driver version. Please check aws-neuron-dkms package is installed. "
-                        "(the simulated host's neuron module is not loaded; run: neuron-sim modprobe)");
+                        fmt::format("Unable to determine Neuron Driver version. Please check aws-neuron-dkms package is "
+                                    "installed. (the simulated host's neuron module is not loaded; {})", driver::kLoadAdvice));
         return fail(NrtStatus::Failure, where, e.what());
     }
     CoreRequest request;
@@ -152,7 +152,7 @@ NrtStatus Runtime::init() {
             close();
             closed_ = false;
             return fail(NrtStatus::Failure, where,
-                        fmt::format("Failed to initialize devices: {} (recover with: neuron-sim rmmod && neuron-sim modprobe)", e.what()));
+                        fmt::format("Failed to initialize devices: {} ({})", e.what(), driver::kReloadAdvice));
         }
     }
     if (options_.reset_cores) {
@@ -205,7 +205,7 @@ NrtStatus Runtime::check_usable(const std::string& where) {
     for (unsigned device : open_devices_)
         if (driver_->device_state(device) != driver::DeviceState::Ready)
             return fail(NrtStatus::HwError, where,
-                        fmt::format("nd{} is in an invalid state (recover with: neuron-sim rmmod && neuron-sim modprobe)", device));
+                        fmt::format("{} ({})", driver::invalid_state_error(device).what(), driver::kReloadAdvice));
     return NrtStatus::Success;
 }
 

@@ -150,6 +150,9 @@ struct InstanceSpec {
     std::string topology;                         // "none", "chain", "ring", "torus" or "custom"
     std::vector<uint32_t> topology_shape;         // torus: {rows, cols}; empty otherwise
     double link_bytes_per_s = 0;                  // instance override of chip.link.bytes_per_s; 0 = none
+    // NUMA: per node, its vCPUs, ascending; empty on a host with one node that Linux leaves unnumbered.
+    std::vector<std::vector<uint32_t>> numa_node_cpus;
+    std::vector<int32_t> device_numa_nodes;       // per device, its NUMA node; -1 where there is none
 };
 
 // Everything needed to elaborate one simulated host.

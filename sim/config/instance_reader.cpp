@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "config/id_list.h"
 #include "config/link_topology.h"
 #include "config/pci_bdf.h"
 
@@ -53,6 +54,39 @@ std::vector<std::string> read_bdfs(const ConfigNode& node, uint32_t devices) {
         bdfs.push_back(*bdf);
     }
     return bdfs;
+}
+
+// numa_node_cpus: per node, a cpulist of vCPUs that exist and belong to no other node.
+std::vector<std::vector<uint32_t>> read_numa_node_cpus(const ConfigNode& node, uint32_t vcpus) {
+    std::vector<std::vector<uint32_t>> nodes;
+    std::vector<int> owner(vcpus, -1);
+    for (const ConfigNode& item : node.items()) {
+        const auto cpus = parse_id_list(item.as_string());
+        if (!cpus) item.fail_expected("a CPU list such as 0-23,48-71");
+        for (uint32_t cpu : *cpus) {
+            if (cpu >= vcpus)
+                item.fail(fmt::format("CPU {} does not exist (the instance has {} vCPUs, 0-{})", cpu, vcpus, vcpus - 1));
+            if (owner[cpu] >= 0) item.fail(fmt::format("CPU {} is already in NUMA node {}", cpu, owner[cpu]));
+            owner[cpu] = int(nodes.size());
+        }
+        nodes.push_back(*cpus);
+    }
+    if (nodes.empty()) node.fail("must name at least one NUMA node");
+    return nodes;
+}
+
+std::vector<int32_t> read_device_numa_nodes(const ConfigNode& node, uint32_t devices, size_t numa_nodes) {
+    const auto items = node.items();
+    if (items.size() != devices)
+        node.fail(fmt::format("{} device(s) need {} NUMA node(s), got {}", devices, devices, items.size()));
+    std::vector<int32_t> nodes;
+    for (const ConfigNode& item : items) {
+        const uint32_t numa = item.as_u32();
+        if (numa >= numa_nodes)
+            item.fail(fmt::format("NUMA node {} does not exist (numa_node_cpus has {})", numa, numa_nodes));
+        nodes.push_back(int32_t(numa));
+    }
+    return nodes;
 }
 
 // The declared shape: "none", "chain", "ring" or {torus: [rows, cols]}.
@@ -147,7 +181,8 @@ void check_ports(const ConfigNode& node, const NeighbourLists& links, const Chip
 
 InstanceSpec read_instance(const ConfigNode& node, const ChipCatalog& chips) {
     node.check_keys({"chip", "devices", "vcpus", "host_memory_bytes", "pci_bdfs", "topology",
-                     "connected_to", "link_bytes_per_s", "host_copy_bytes_per_s"});
+                     "connected_to", "link_bytes_per_s", "host_copy_bytes_per_s", "numa_node_cpus",
+                     "device_numa_nodes"});
     InstanceSpec instance;
     instance.name = node.name();
     const ChipSpec& chip = read_chip_name(node.at("chip"), chips);
@@ -185,6 +220,17 @@ InstanceSpec read_instance(const ConfigNode& node, const ChipCatalog& chips) {
     if (const auto link_rate = node.find("link_bytes_per_s")) {
         instance.link_bytes_per_s = link_rate->as_quantity(Quantity::bytes_per_second);
         if (instance.link_bytes_per_s <= 0) link_rate->fail("must be greater than zero");
+    }
+
+    const auto numa_cpus = node.find("numa_node_cpus");
+    const auto device_numa = node.find("device_numa_nodes");
+    if (bool(numa_cpus) != bool(device_numa))
+        (numa_cpus ? *numa_cpus : *device_numa).fail("numa_node_cpus and device_numa_nodes go together (neither: one NUMA node)");
+    if (numa_cpus) {
+        instance.numa_node_cpus = read_numa_node_cpus(*numa_cpus, instance.vcpus);
+        instance.device_numa_nodes = read_device_numa_nodes(*device_numa, instance.devices, instance.numa_node_cpus.size());
+    } else {
+        instance.device_numa_nodes.assign(instance.devices, -1);
     }
     return instance;
 }

@@ -18,4 +18,11 @@ std::optional<std::string> canonical_pci_bdf(const std::string& text) {
     return result;
 }
 
+std::optional<std::string> long_pci_bdf(const std::string& text) {
+    const auto canonical = canonical_pci_bdf(text);
+    if (!canonical) return std::nullopt;
+    // Short forms are bb:dd.f, 7 characters; the domain that went unsaid is 0000.
+    return canonical->size() == 7 ? "0000:" + *canonical : *canonical;
+}
+
 }  // namespace nsim::config

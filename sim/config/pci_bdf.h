@@ -10,4 +10,8 @@ namespace nsim::config {
 // PCI bus:device.function address.
 std::optional<std::string> canonical_pci_bdf(const std::string& text);
 
+// The long lower-case form, always with the domain ("0000:cc:00.0", as neuron-ls 2.25+ prints it in
+// its default view), or nothing if the text is not an address.
+std::optional<std::string> long_pci_bdf(const std::string& text);
+
 }  // namespace nsim::config

@@ -220,6 +220,43 @@ TEST_F(ConfigBadFile, MalformedPciAddress) {
                                           "expected a PCI address such as 00:04.0, got '00:1d'");
 }
 
+// The user instance with NUMA keys after its links (16 vCPUs, 4 devices).
+constexpr const char* kLinks = "    connected_to: [[1], [0, 2], [1, 3], [2]]\n";
+std::string with_numa(const std::string& cpus, const std::string& devices) {
+    return std::string(kLinks) + "    numa_node_cpus: " + cpus + "\n    device_numa_nodes: " + devices + "\n";
+}
+
+TEST_F(ConfigBadFile, NumaNodeCpusNotACpuList) {
+    expect_error(kLinks, with_numa("[\"0-7\", \"8-\"]", "[0, 0, 1, 1]"), "numa_node_cpus:",
+                 "key 'instances.test.4xlarge.numa_node_cpus[1]': expected a CPU list such as 0-23,48-71, got '8-'");
+}
+
+TEST_F(ConfigBadFile, NumaNodeCpuBeyondTheVcpus) {
+    expect_error(kLinks, with_numa("[\"0-7\", \"8-16\"]", "[0, 0, 1, 1]"), "numa_node_cpus:",
+                 "key 'instances.test.4xlarge.numa_node_cpus[1]': CPU 16 does not exist (the instance has 16 vCPUs, 0-15)");
+}
+
+TEST_F(ConfigBadFile, NumaNodesShareACpu) {
+    expect_error(kLinks, with_numa("[\"0-8\", \"8-15\"]", "[0, 0, 1, 1]"), "numa_node_cpus:",
+                 "key 'instances.test.4xlarge.numa_node_cpus[1]': CPU 8 is already in NUMA node 0");
+}
+
+TEST_F(ConfigBadFile, DeviceOnANumaNodeThatDoesNotExist) {
+    expect_error(kLinks, with_numa("[\"0-7\", \"8-15\"]", "[0, 0, 1, 2]"), "device_numa_nodes:",
+                 "key 'instances.test.4xlarge.device_numa_nodes[3]': NUMA node 2 does not exist (numa_node_cpus has 2)");
+}
+
+TEST_F(ConfigBadFile, DeviceNumaNodeCountNotDeviceCount) {
+    expect_error(kLinks, with_numa("[\"0-7\", \"8-15\"]", "[0, 1]"), "device_numa_nodes:",
+                 "key 'instances.test.4xlarge.device_numa_nodes': 4 device(s) need 4 NUMA node(s), got 2");
+}
+
+TEST_F(ConfigBadFile, NumaNodeCpusWithoutDeviceNumaNodes) {
+    expect_error(kLinks, std::string(kLinks) + "    numa_node_cpus: [\"0-15\"]\n", "numa_node_cpus:",
+                 "key 'instances.test.4xlarge.numa_node_cpus': numa_node_cpus and device_numa_nodes go together "
+                 "(neither: one NUMA node)");
+}
+
 TEST_F(ConfigBadFile, MemoryStrideNotAPowerOfTwo) {
     expect_error("channel_stride_bytes: 64GiB", "channel_stride_bytes: 48GiB", "channel_stride_bytes", "key 'chips.testchip.memory.channel_stride_bytes': "
                        "must be a power of two (the device decodes channel addresses by bits)");

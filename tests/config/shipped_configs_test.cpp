@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "config/config_set.h"
+#include "config/id_list.h"
 
 namespace nsim::config {
 namespace {
@@ -62,6 +63,15 @@ TEST_P(ConfigShippedInstance, HasOneDistinctPciAddressPerDevice) {
     ASSERT_EQ(host.instance.pci_bdfs.size(), host.instance.devices);
     const std::set<std::string> distinct(host.instance.pci_bdfs.begin(), host.instance.pci_bdfs.end());
     EXPECT_EQ(distinct.size(), host.instance.devices);
+}
+
+TEST_P(ConfigShippedInstance, EveryDeviceHasANumaNodeAndMultiNodeHostsCoverEveryVcpu) {
+    const InstanceSpec instance = shipped().host(GetParam().name).instance;
+    ASSERT_EQ(instance.device_numa_nodes.size(), instance.devices);
+    if (instance.numa_node_cpus.empty()) return;  // one unnumbered node: every vCPU is in it
+    size_t cpus = 0;
+    for (const auto& node : instance.numa_node_cpus) cpus += node.size();
+    EXPECT_EQ(cpus, instance.vcpus);  // the loader already rejects shared and missing CPUs
 }
 
 TEST_P(ConfigShippedInstance, LinksAreSymmetricInRangeAndWithinPorts) {
@@ -149,6 +159,24 @@ TEST(ConfigShipped, RealNeuronLsTopologiesAreReproduced) {
     EXPECT_EQ(shipped().host("inf1.6xlarge").instance.connected_to, inf1_chain);
     EXPECT_EQ(shipped().host("trn1.32xlarge").instance.pci_bdfs.at(2), "a0:1c.0");
     EXPECT_EQ(shipped().host("trn1.2xlarge").instance.topology, "none");
+}
+
+TEST(ConfigShipped, RealNeuronLsNumaNodesAreReproduced) {
+    // tools.md 1.7: inf2.24xlarge's NUMA NODE and CPU AFFINITY per device (real capture).
+    const InstanceSpec inf2 = shipped().host("inf2.24xlarge").instance;
+    EXPECT_EQ(inf2.device_numa_nodes, (std::vector<int32_t>{1, 1, 0, 0, 0, 1}));
+    ASSERT_EQ(inf2.numa_node_cpus.size(), 2u);
+    EXPECT_EQ(format_id_list(inf2.numa_node_cpus[0]), "0-23,48-71");
+    EXPECT_EQ(format_id_list(inf2.numa_node_cpus[1]), "24-47,72-95");
+    // trn1.2xlarge (real capture): one unnumbered node.
+    const InstanceSpec trn1 = shipped().host("trn1.2xlarge").instance;
+    EXPECT_TRUE(trn1.numa_node_cpus.empty());
+    EXPECT_EQ(trn1.device_numa_nodes, std::vector<int32_t>{-1});
+    // tools.md 1.8 (doc example of the same chassis): device 0 on node 1, device 4 on node 0.
+    const InstanceSpec trn2 = shipped().host("trn2.48xlarge").instance;
+    EXPECT_EQ(trn2.device_numa_nodes.at(0), 1);
+    EXPECT_EQ(trn2.device_numa_nodes.at(4), 0);
+    EXPECT_EQ(format_id_list(trn2.numa_node_cpus.at(1)), "48-95,144-191");
 }
 
 TEST(ConfigShipped, Trn1nLinksAreTwiceTrn1s) {

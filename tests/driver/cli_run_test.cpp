@@ -46,7 +46,7 @@ void expect_report(const CommandResult& r) {
 }
 
 const std::string kInvalidDevice =
-    "NRT:nrt_init Failed to initialize devices: nd0 is in an invalid state (recover with: neuron-sim rmmod && neuron-sim modprobe)\n";
+    "NRT:nrt_init Failed to initialize devices: nd0 is in an invalid state (recover with: neuron-sim rmmod neuron && neuron-sim modprobe neuron)\n";
 
 TEST(CliRunFaults, FirmwareHangAtBringUpLeavesTheDeviceInvalidUntilRmmodAndModprobe) {
     Cli cli(kInstance);

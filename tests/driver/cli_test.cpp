@@ -25,16 +25,69 @@ TEST(Cli, ModprobeAndRmmodLoadAndUnloadTheModule) {
 
 TEST(Cli, RmmodIsRefusedWhileAProcessHoldsADevice) {
     Cli cli("inf2.xlarge");
-    ASSERT_EQ(cli("modprobe").exit_code, 0);
+    ASSERT_EQ(cli("modprobe neuron").exit_code, 0);
     test::Child user = cli.runtime_process(false, true);
     ASSERT_EQ(user.line(), "ok");
-    auto r = cli("rmmod");
+    auto r = cli("rmmod neuron");
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(r.err, "neuron-sim: rmmod: ERROR: Module neuron is in use\n");
     user.release();
     EXPECT_EQ(user.wait(), 0);
-    r = cli("rmmod");
+    r = cli("rmmod neuron");
     EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_FALSE(driver::HostState(cli.home.path(), cli.instance).read_machine()->driver_loaded);
+}
+
+bool module_loaded(const Cli& cli) {
+    const auto machine = driver::HostState(cli.home.path(), cli.instance).read_machine();
+    return machine && machine->driver_loaded;
+}
+
+TEST(Cli, OnlyTheNeuronModuleExists) {
+    Cli cli("inf2.xlarge");
+    auto r = cli("modprobe nvme");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, "neuron-sim: modprobe: FATAL: Module nvme not found (the simulated host has only the neuron module)\n");
+    EXPECT_FALSE(module_loaded(cli));
+    ASSERT_EQ(cli("modprobe neuron").exit_code, 0);
+    r = cli("rmmod nvme");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, "neuron-sim: rmmod: ERROR: Module nvme is not currently loaded\n");
+    EXPECT_TRUE(module_loaded(cli));
+}
+
+TEST(Cli, PlainRmmodAndModprobeAreTheSimulatedHostsOwn) {
+    Cli cli("trn1.2xlarge");
+    auto r = cli.plain("modprobe neuron");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out + r.err, "");
+    EXPECT_TRUE(module_loaded(cli));
+    test::Child user = cli.runtime_process(false, true);
+    ASSERT_EQ(user.line(), "ok");
+    r = cli.plain("rmmod neuron");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, "rmmod: ERROR: Module neuron is in use\n");
+    EXPECT_TRUE(module_loaded(cli));
+    user.release();
+    EXPECT_EQ(user.wait(), 0);
+    // No instance named: the one host the state home has.
+    r = cli.plain("rmmod neuron", "NEURON_SIM_INSTANCE=");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_FALSE(module_loaded(cli));
+    r = cli.plain("rmmod neuron");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, "rmmod: ERROR: Module neuron is not currently loaded\n");
+    r = cli.plain("modprobe nvme");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, "modprobe: FATAL: Module nvme not found (the simulated host has only the neuron module)\n");
+    EXPECT_FALSE(module_loaded(cli));
+    r = cli.plain("rmmod");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(test::count_lines(r.err), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("rmmod: ", 0), 0u) << r.err;
+    r = cli.plain("modprobe neuron");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(module_loaded(cli));
 }
 
 TEST(Cli, FaultListSetAndClear) {
@@ -85,7 +138,7 @@ TEST(CliFaults, FailFwioReadLeavesTheDeviceInvalidUntilRmmodAndModprobe) {
     EXPECT_EQ(test::count_lines(r.err), 1);
     test::Child user = cli.runtime_process(false, false);
     EXPECT_EQ(user.line(), "NRT:nrt_init Failed to initialize devices: nd0 is in an invalid state "
-                           "(recover with: neuron-sim rmmod && neuron-sim modprobe)");
+                           "(recover with: neuron-sim rmmod neuron && neuron-sim modprobe neuron)");
     EXPECT_EQ(user.wait(), 1);
     EXPECT_EQ(cli("rmmod").exit_code, 0);   // debugfs goes with the module: the switch is off again
     r = cli("modprobe");

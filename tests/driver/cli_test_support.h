@@ -2,6 +2,7 @@
 // directory, and processes holding cores as forked children running the runtime.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <utility>
 
@@ -19,6 +20,13 @@ struct Cli {
     CommandResult operator()(const std::string& args, const std::string& env = "") const {
         return run_command(tool_path("neuron-sim") + " --instance " + instance + " " + args,
                            "NEURON_SIM_HOME=" + home.path().string() + " " + env);
+    }
+    // The simulated host's plain `rmmod ...` / `modprobe ...` (the build's links to neuron-sim first on
+    // PATH), on this host through NEURON_SIM_INSTANCE unless `env` says otherwise.
+    CommandResult plain(const std::string& command_line, const std::string& env = "") const {
+        const std::string sbin = std::filesystem::path(tool_path("neuron-sim")).parent_path() / "sbin";
+        return run_command(command_line, "PATH=" + sbin + ":$PATH NEURON_SIM_HOME=" + home.path().string() +
+                                             (env.empty() ? " NEURON_SIM_INSTANCE=" + instance : " " + env));
     }
     // A process that inits a runtime on nc0, reports, and optionally loads the example and holds.
     Child runtime_process(bool load, bool hold) const {

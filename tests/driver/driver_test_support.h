@@ -48,10 +48,10 @@ inline std::string read_file(const std::filesystem::path& file) {
 // One process's view: hardware, host state and driver, not yet loaded.
 struct DriverRig {
     explicit DriverRig(const std::string& instance, driver::HardwareFaults faults = {})
-        : spec(shipped_configs().host(instance)),
-          state(home.path(), instance),
-          host(spec, faults),
-          driver(host.platform(), state) {}
+        : DriverRig(shipped_configs().host(instance), faults) {}
+    // A shipped host changed by the test (e.g. a firmware slower than the driver waits for).
+    explicit DriverRig(const config::HostSpec& host_spec, driver::HardwareFaults faults = {})
+        : spec(host_spec), state(home.path(), spec.instance.name), host(spec, faults), driver(host.platform(), state) {}
 
     TempHome home;
     config::HostSpec spec;

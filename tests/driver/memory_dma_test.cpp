@@ -48,6 +48,40 @@ TEST(Memory, AllocationsComeFromTheChannelPoolAndOomUsesTheDriversWords) {
     EXPECT_FALSE(rig.state.read_process(getpid()).has_value());
 }
 
+TEST(Memory, DeviceLifespanMemoryOutlivesTheHandleUntilTheModuleIsUnloaded) {
+    test::DriverRig rig("inf2.xlarge");
+    ASSERT_TRUE(rig.driver.modprobe().empty());
+    const uint64_t channel_bytes = rig.spec.chip.memory.channel_bytes - rig.spec.chip.driver.memory_carveout_bytes;
+    rig.driver.open(0);
+    const std::vector<uint8_t> data = pattern(8192, 11);
+    const uint64_t kept = rig.driver.mem_alloc(0, data.size(), 1, 1, driver::Lifespan::Device);
+    const uint64_t mine = rig.driver.mem_alloc(0, 4096, 1, 1, driver::Lifespan::Process);
+    rig.driver.copy_to_device(kept, 0, data.data(), data.size());
+    // The last handle goes: the process's memory with it, the device's stays allocated with its data.
+    rig.driver.close(0);
+    EXPECT_THROW(rig.driver.chunk(mine), driver::DriverError);
+    EXPECT_EQ(rig.driver.chunk(kept).size, data.size());
+    rig.driver.open(0);
+    std::vector<uint8_t> back(data.size());
+    rig.driver.copy_from_device(kept, 0, back.data(), back.size());
+    EXPECT_EQ(back, data);
+    try {
+        rig.driver.mem_alloc(0, channel_bytes, 1, 1, driver::Lifespan::Process);
+        FAIL() << "the whole channel was allocated although device memory is held on it";
+    } catch (const driver::DriverError& e) {
+        EXPECT_EQ(std::string(e.what()), fmt::format("neuron:mc_alloc: device mempool [1:0] total {} occupied {} needed {} "
+                                                      "available {}", channel_bytes, data.size(), channel_bytes,
+                                                      channel_bytes - data.size()));
+    }
+    // Unloading the module frees it: after the reload the whole channel is free.
+    rig.driver.close(0);
+    rig.driver.rmmod();
+    EXPECT_THROW(rig.driver.chunk(kept), driver::DriverError);
+    ASSERT_TRUE(rig.driver.modprobe().empty());
+    rig.driver.open(0);
+    EXPECT_NO_THROW(rig.driver.mem_alloc(0, channel_bytes, 1, 1, driver::Lifespan::Process));
+}
+
 TEST(Memory, AllocatingWithoutOpeningTheDeviceIsRefused) {
     test::DriverRig rig("inf2.xlarge");
     ASSERT_TRUE(rig.driver.modprobe().empty());

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core_selection.h"
 #include "runtime.h"
 #include "runtime_test_support.h"
 
@@ -50,6 +51,58 @@ TEST(MultiProcess, DisjointCoresBothWorkAndTheSameCoreNamesTheHolder) {
     EXPECT_EQ(b.wait(), 0);
 }
 
+// A child whose runtime takes NEURON_RT_NUM_CORES=`count` from its environment; reports the cores it
+// claimed or the error, and holds them until released.
+test::Child counted(const test::TempHome& home, const std::string& count, bool hold) {
+    return test::Child([&home, count, hold](std::string& message) {
+        setenv("NEURON_RT_NUM_CORES", count.c_str(), 1);
+        runtime::RuntimeOptions options;
+        options.home = home.path();
+        runtime::Runtime rt(test::shipped_configs().host("inf2.xlarge"), options);
+        const NrtStatus status = rt.init();
+        test::Child::send(status == NrtStatus::Success ? runtime::describe_cores(rt.claimed_cores()) : rt.last_error());
+        if (hold && status == NrtStatus::Success) test::Child::wait_for_parent();
+        message = "";
+        return status == NrtStatus::Success ? 0 : 1;
+    });
+}
+
+// The child's one line, once it has exited with `code`.
+std::string outcome(test::Child& child, int code) {
+    const std::string line = child.line();
+    EXPECT_EQ(child.wait(), code) << line;
+    return line;
+}
+
+TEST(MultiProcess, NumCoresClaimsThatManyFreeCores) {
+    test::TempHome home;
+    test::Child first = holder(home, "inf2.xlarge", "0", true);
+    ASSERT_EQ(first.line(), "ok");
+    test::Child second = counted(home, "1", true);  // nc0 is taken: the free one
+    EXPECT_EQ(second.line(), "nc1-nc1");
+    test::Child third = counted(home, "1", false);
+    EXPECT_EQ(outcome(third, 1), "NRT:nrt_allocate_neuron_cores NeuronCore(s) not available - Requested:1 NeuronCores Available:0");
+    first.release();
+    second.release();
+    EXPECT_EQ(first.wait(), 0);
+    EXPECT_EQ(second.wait(), 0);
+    test::Child all = counted(home, "2", false);
+    EXPECT_EQ(outcome(all, 0), "nc0-nc1");
+}
+
+TEST(MultiProcess, NumCoresZeroMeansEveryCoreAndOtherValuesAreRefused) {
+    test::TempHome home;
+    // 0 is the runtime's default, "all" (driver.md 12).
+    test::Child zero = counted(home, "0", false);
+    EXPECT_EQ(outcome(zero, 0), "nc0-nc1");
+    test::Child too_many = counted(home, "3", false);
+    EXPECT_EQ(outcome(too_many, 1), "NRT:nrt_init NEURON_RT_NUM_CORES=3 exceeds the instance's 2 NeuronCores");
+    for (const std::string bad : {"two", "-1", "1.5", "99999999999"}) {
+        test::Child child = counted(home, bad, false);
+        EXPECT_EQ(outcome(child, 1), "NRT:nrt_init NEURON_RT_NUM_CORES='" + bad + "' is not a number of NeuronCores");
+    }
+}
+
 TEST(MultiProcess, AProcessThatDiesLeavesNoStaleClaim) {
     test::TempHome home;
     test::Child crashed([&home](std::string&) {
@@ -82,7 +135,7 @@ TEST(MultiProcessFaults, FirmwareHangLeavesDevicesInvalidUntilRmmodAndModprobe) 
     const std::string error = first.line();
     EXPECT_EQ(first.wait(), 1);
     EXPECT_EQ(error, "NRT:nrt_init Failed to initialize devices: nd0 is in an invalid state "
-                     "(recover with: neuron-sim rmmod && neuron-sim modprobe)");
+                     "(recover with: neuron-sim rmmod neuron && neuron-sim modprobe neuron)");
     test::Child again = holder(home, "inf2.xlarge", "0", false);
     EXPECT_EQ(again.line(), error);  // still INVALID: a later process does not fix it
     EXPECT_EQ(again.wait(), 1);

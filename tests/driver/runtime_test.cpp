@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <regex>
+
+#include <fmt/format.h>
 
 #include "engine_executor.h"
 #include "runtime.h"
@@ -55,24 +58,39 @@ TEST(Runtime, LoadValidatesAndCopiesWeightsAndCodeOverPcie) {
     EXPECT_EQ(rt.load(neff, -1, &model), NrtStatus::Closed);
 }
 
-TEST(Runtime, ExecuteRunsTheModelOnTheEnginesAndReturnsItsOutputs) {
-    test::TempHome home;
-    runtime::Runtime rt(test::shipped_configs().host("inf2.xlarge"), options_for(home, "0"));
-    ASSERT_EQ(rt.init(), NrtStatus::Success) << rt.last_error();
+// The example loaded on nc0 of a runtime, with its inputs written: x on the device, scores and probs
+// in host memory.
+struct ExampleRun {
     runtime::Model* model = nullptr;
-    ASSERT_EQ(rt.load(test::example_program(), 0, &model), NrtStatus::Success) << rt.last_error();
-    runtime::Tensor *x = nullptr, *scores = nullptr, *probs = nullptr;
+    runtime::Tensor* probs = nullptr;
+    runtime::TensorSet in, out;
+};
+
+void prepare_example(runtime::Runtime& rt, ExampleRun& run) {
+    ASSERT_EQ(rt.load(test::example_program(), 0, &run.model), NrtStatus::Success) << rt.last_error();
+    runtime::Tensor *x = nullptr, *scores = nullptr;
     ASSERT_EQ(rt.tensor_allocate(runtime::TensorPlacement::Device, 0, 128 * 256 * 4, "x", &x), NrtStatus::Success);
     ASSERT_EQ(rt.tensor_allocate(runtime::TensorPlacement::Host, 0, 128 * 128 * 4, "scores", &scores), NrtStatus::Success);
-    ASSERT_EQ(rt.tensor_allocate(runtime::TensorPlacement::Host, 0, 128 * 128 * 4, "probs", &probs), NrtStatus::Success);
+    ASSERT_EQ(rt.tensor_allocate(runtime::TensorPlacement::Host, 0, 128 * 128 * 4, "probs", &run.probs), NrtStatus::Success);
     std::vector<float> xv(128 * 256), sv(128 * 128);
     for (size_t i = 0; i < xv.size(); ++i) xv[i] = float(i % 17) * 0.25f;
     for (size_t i = 0; i < sv.size(); ++i) sv[i] = float(i % 13) * 0.1f - 0.5f;
     ASSERT_EQ(rt.tensor_write(x, xv.data(), 0, xv.size() * 4), NrtStatus::Success) << rt.last_error();
     ASSERT_EQ(rt.tensor_write(scores, sv.data(), 0, sv.size() * 4), NrtStatus::Success);
-    runtime::TensorSet in, out;
-    in.tensors = {{"x", x}, {"scores", scores}};
-    out.tensors = {{"probs", probs}};
+    run.in.tensors = {{"x", x}, {"scores", scores}};
+    run.out.tensors = {{"probs", run.probs}};
+}
+
+TEST(Runtime, ExecuteRunsTheModelOnTheEnginesAndReturnsItsOutputs) {
+    test::TempHome home;
+    runtime::Runtime rt(test::shipped_configs().host("inf2.xlarge"), options_for(home, "0"));
+    ASSERT_EQ(rt.init(), NrtStatus::Success) << rt.last_error();
+    ExampleRun run;
+    ASSERT_NO_FATAL_FAILURE(prepare_example(rt, run));
+    runtime::Model* model = run.model;
+    runtime::Tensor* probs = run.probs;
+    runtime::TensorSet& in = run.in;
+    runtime::TensorSet& out = run.out;
 
     EXPECT_EQ(rt.execute(model, in, &out), NrtStatus::Failure);  // the seam: no executor yet
     EXPECT_NE(rt.last_error().find("no instruction executor"), std::string::npos);
@@ -95,6 +113,46 @@ TEST(Runtime, ExecuteRunsTheModelOnTheEnginesAndReturnsItsOutputs) {
     runtime::TensorSet missing;
     EXPECT_EQ(rt.execute(model, missing, &out), NrtStatus::ExecBadInput);
     EXPECT_EQ(rt.last_error(), "NRT:nrt_execute input tensor 'x' is missing");
+}
+
+// NEURON_RT_EXEC_TIMEOUT (simulated seconds) from the environment, in a child with its own host:
+// the status and message of one execution of the example, or the runtime's refusal to start.
+std::string execute_with_timeout(const test::TempHome& home, const std::string& timeout) {
+    test::Child child([&home, timeout](std::string& message) {
+        setenv("NEURON_RT_EXEC_TIMEOUT", timeout.c_str(), 1);
+        std::unique_ptr<runtime::Runtime> made;
+        try {
+            made = std::make_unique<runtime::Runtime>(test::shipped_configs().host("inf2.xlarge"), options_for(home, "0"));
+        } catch (const std::invalid_argument& e) {
+            message = e.what();
+            return 0;
+        }
+        runtime::Runtime& rt = *made;
+        if (rt.init() != NrtStatus::Success) return 2;
+        rt.set_executor(std::make_unique<runtime::EngineExecutor>());
+        ExampleRun run;
+        prepare_example(rt, run);
+        const NrtStatus status = rt.execute(run.model, run.in, &run.out);
+        message = status == NrtStatus::Success ? "ok" : fmt::format("{} {}", int(status), rt.last_error());
+        return 0;
+    });
+    const std::string line = child.line();
+    EXPECT_EQ(child.wait(), 0) << line;
+    return line;
+}
+
+TEST(Runtime, AnExecutionLongerThanNeuronRtExecTimeoutFailsWithTimeout) {
+    test::TempHome home;
+    EXPECT_EQ(execute_with_timeout(home, "1"), "ok");  // 1 s: far above the example's microseconds
+    const std::string timed_out = execute_with_timeout(home, "1e-9");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(timed_out, m, std::regex(R"((\d+) NRT:nrt_execute execution took (\S+) s of simulated time, )"
+                                                          R"(over the 1e-09 s timeout \(NEURON_RT_EXEC_TIMEOUT\))")))
+        << timed_out;
+    EXPECT_EQ(std::stoi(m[1]), int(NrtStatus::Timeout));
+    EXPECT_GT(std::stod(m[2]), 1e-9);
+    EXPECT_LT(std::stod(m[2]), 1.0);
+    EXPECT_EQ(execute_with_timeout(home, "soon"), "NEURON_RT_EXEC_TIMEOUT='soon' is not a number of seconds");
 }
 
 TEST(Runtime, DeviceTensorRoundTripAndBounds) {

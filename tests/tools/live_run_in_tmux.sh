@@ -4,17 +4,24 @@
 # only that one), and at that moment neuron-ls (table and --json-output) lists the run's PID; then
 # the run is stopped and neuron-ls no longer lists it.
 # Usage: live_run_in_tmux.sh NEURON_BUILD NEURON_SIM NEURON_TOP NEURON_LS
+# Needs tmux and ps (procps) besides bash, coreutils and grep; tools/scripts/setup.sh installs them.
+# Every wait ends as soon as its condition holds; its budget is generous for a loaded 2-core machine
+# and is multiplied by NSIM_TEST_WAIT_SCALE (a whole number, default 1) on slower ones.
 set -euo pipefail
 
 build=$1 sim=$2 top=$3 ls=$4
 readonly instance=inf2.xlarge  # one device, two NeuronCores: the run takes NC1, NC0 stays idle
-readonly polls=150 poll_s=0.2  # waits at most 30 s, ends as soon as the screen shows it
+readonly scale=${NSIM_TEST_WAIT_SCALE:-1}
+[[ $scale =~ ^[1-9][0-9]*$ ]] || { echo "FAIL: NSIM_TEST_WAIT_SCALE='$scale' is not a whole number >= 1" >&2; exit 1; }
+readonly poll_s=0.2 polls=$((300 * scale))  # 60 s per wait at scale 1
 
 fail() {
     echo "FAIL: $*" >&2
     exit 1
 }
-command -v tmux >/dev/null || fail "tmux is not installed (tools/scripts/setup.sh installs it)"
+for tool in tmux ps; do
+    command -v $tool >/dev/null || fail "$tool is not installed (tools/scripts/setup.sh installs it)"
+done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/nsim-live.XXXXXX")
 export NEURON_SIM_HOME=$work/home
@@ -32,9 +39,9 @@ cleanup() {
     [[ -n $run_pid ]] && kill "$run_pid" 2>/dev/null || true
     "${tmux_[@]}" kill-server 2>/dev/null || true
     # The run writes into $work until it is gone.
-    for _ in $(seq 50); do
+    for _ in $(seq $polls); do
         [[ -z $run_pid ]] || ended "$run_pid" && break
-        sleep 0.1
+        sleep $poll_s
     done
     rm -rf "$work"
 }
@@ -90,9 +97,9 @@ run_core_busy() {
 }
 
 wait_for "NC1 busy and NC0 idle" run_core_busy
-# At that moment neuron-ls lists the run on the device.
-listing=$("$ls" --instance $instance)
-grep -qE "^\| 0 .*\| $run_pid +\| " <<<"$listing" || { echo "$listing" >&2; fail "neuron-ls does not list PID $run_pid on device 0"; }
+# At that moment neuron-ls lists the run on the device (--wide: the view with processes since SDK 2.25).
+listing=$("$ls" --instance $instance --wide)
+grep -qE "^\| 0 .*\| $run_pid +\| " <<<"$listing" || { echo "$listing" >&2; fail "neuron-ls --wide does not list PID $run_pid on device 0"; }
 json=$("$ls" --instance $instance --json-output)
 grep -qE "\"pid\": $run_pid\b" <<<"$json" || { echo "$json" >&2; fail "neuron-ls --json-output does not list PID $run_pid"; }
 
@@ -109,6 +116,6 @@ for _ in $(seq $polls); do
     sleep $poll_s
 done
 ended "$run_pid" || fail "neuron-sim run (PID $run_pid) did not end on SIGTERM"
-listing=$("$ls" --instance $instance)
-grep -qE "\| $run_pid +\| " <<<"$listing" && { echo "$listing" >&2; fail "neuron-ls still lists PID $run_pid after it ended"; }
+listing=$("$ls" --instance $instance --wide)
+grep -qE "\| $run_pid +\| " <<<"$listing" && { echo "$listing" >&2; fail "neuron-ls --wide still lists PID $run_pid after it ended"; }
 echo "PASS: neuron-top showed PID $run_pid busy on NC1 ($nc1%), neuron-ls listed it"

@@ -1,6 +1,6 @@
-// neuron-ls against the real tool's format of the Neuron SDK 2.x era before 2.25
-// (../shared/reference/tools.md 1.1, 1.3, 1.6, 1.8): tables and JSON on single- and multi-device
-// instances, process rows, the header lines, and one-line errors.
+// neuron-ls against the real tool's formats (../shared/reference/tools.md 1.1-1.8): the default view of
+// SDK 2.25+ (core ids, long BDF, CPU affinity, NUMA node), the process view of --wide / -a (the
+// earlier column set), JSON on single- and multi-device instances, the header lines, one-line errors.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -23,11 +23,48 @@ std::string table_of(const std::string& out, int skip = 2) {
     return out.substr(at);
 }
 
-TEST(NeuronLs, SingleDeviceTableMatchesTheRealCapture) {
-    test::PreparedHost host("inf1.xlarge");
-    const auto r = test::run_command(ls() + " --instance inf1.xlarge", host.env());
+TEST(NeuronLs, DefaultViewOfASingleDeviceMatchesTheRealCapture) {
+    test::PreparedHost host("trn1.2xlarge");
+    auto p = host.start_process("python3 train.py");
+    p.cores = {{0, 0}};
+    host.write(p);
+    const auto r = test::run_command(ls() + " --instance trn1.2xlarge", host.env());
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    // tools.md 1.6, inf1.xlarge (real capture): no CONNECTED DEVICES column on a single device.
+    // tools.md 1.7, trn1.2xlarge (SDK 2.25+, real): no CONNECTED DEVICES on a single device, no processes.
+    EXPECT_EQ(table_of(r.out),
+              "+--------+--------+----------+--------+--------------+----------+------+\n"
+              "| NEURON | NEURON |  NEURON  | NEURON |     PCI      |   CPU    | NUMA |\n"
+              "| DEVICE | CORES  | CORE IDS | MEMORY |     BDF      | AFFINITY | NODE |\n"
+              "+--------+--------+----------+--------+--------------+----------+------+\n"
+              "| 0      | 2      | 0-1      | 32 GB  | 0000:00:1e.0 | 0-7      | -1   |\n"
+              "+--------+--------+----------+--------+--------------+----------+------+\n");
+    EXPECT_EQ(r.out.rfind("instance-type: trn1.2xlarge\ninstance-id: i-", 0), 0u) << r.out;
+}
+
+TEST(NeuronLs, DefaultViewOfAMultiDeviceInstanceMatchesTheRealCapture) {
+    test::PreparedHost host("inf2.24xlarge");
+    const auto r = test::run_command(ls() + " --instance inf2.24xlarge", host.env());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // tools.md 1.7, inf2.24xlarge (real capture): a chain, two NUMA nodes.
+    EXPECT_EQ(table_of(r.out),
+              "+--------+--------+----------+--------+-----------+--------------+-------------+------+\n"
+              "| NEURON | NEURON |  NEURON  | NEURON | CONNECTED |     PCI      |     CPU     | NUMA |\n"
+              "| DEVICE | CORES  | CORE IDS | MEMORY |  DEVICES  |     BDF      |  AFFINITY   | NODE |\n"
+              "+--------+--------+----------+--------+-----------+--------------+-------------+------+\n"
+              "| 0      | 2      | 0-1      | 32 GB  | 1         | 0000:20:1e.0 | 24-47,72-95 | 1    |\n"
+              "| 1      | 2      | 2-3      | 32 GB  | 0, 2      | 0000:20:1f.0 | 24-47,72-95 | 1    |\n"
+              "| 2      | 2      | 4-5      | 32 GB  | 1, 3      | 0000:10:1e.0 | 0-23,48-71  | 0    |\n"
+              "| 3      | 2      | 6-7      | 32 GB  | 2, 4      | 0000:10:1f.0 | 0-23,48-71  | 0    |\n"
+              "| 4      | 2      | 8-9      | 32 GB  | 3, 5      | 0000:10:1d.0 | 0-23,48-71  | 0    |\n"
+              "| 5      | 2      | 10-11    | 32 GB  | 4         | 0000:20:1d.0 | 24-47,72-95 | 1    |\n"
+              "+--------+--------+----------+--------+-----------+--------------+-------------+------+\n");
+}
+
+TEST(NeuronLs, WideViewWithoutProcessesIsTheEarlierTable) {
+    test::PreparedHost host("inf1.xlarge");
+    const auto r = test::run_command(ls() + " --instance inf1.xlarge --wide", host.env());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // tools.md 1.6, inf1.xlarge (real capture of the earlier column set): short BDF, no process columns.
     EXPECT_EQ(table_of(r.out),
               "+--------+--------+--------+---------+\n"
               "| NEURON | NEURON | NEURON |   PCI   |\n"
@@ -35,7 +72,6 @@ TEST(NeuronLs, SingleDeviceTableMatchesTheRealCapture) {
               "+--------+--------+--------+---------+\n"
               "| 0      | 4      | 8 GB   | 00:1f.0 |\n"
               "+--------+--------+--------+---------+\n");
-    EXPECT_EQ(r.out.rfind("instance-type: inf1.xlarge\ninstance-id: i-", 0), 0u) << r.out;
 }
 
 TEST(NeuronLs, InstanceIdLooksRealAndIsStable) {
@@ -47,11 +83,11 @@ TEST(NeuronLs, InstanceIdLooksRealAndIsStable) {
     EXPECT_NE(second.out.find(id[1].str()), std::string::npos);
 }
 
-TEST(NeuronLs, MultiDeviceTableMatchesTheRealTrn1Capture) {
+TEST(NeuronLs, WideViewOfAMultiDeviceInstanceMatchesTheRealTrn1Capture) {
     test::PreparedHost host("trn1.32xlarge");
-    const auto r = test::run_command(ls() + " --instance trn1.32xlarge", host.env());
+    const auto r = test::run_command(ls() + " --instance trn1.32xlarge -w", host.env());
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    // tools.md 1.3 (real BDFs and links, nrt-developer-guide), the table above the topology drawing.
+    // tools.md 1.3 (real BDFs and links, nrt-developer-guide): the earlier column set, no process.
     EXPECT_EQ(table_of(r.out),
               "+--------+--------+--------+---------------+---------+\n"
               "| NEURON | NEURON | NEURON |   CONNECTED   |   PCI   |\n"
@@ -76,21 +112,52 @@ TEST(NeuronLs, MultiDeviceTableMatchesTheRealTrn1Capture) {
               "+--------+--------+--------+---------------+---------+\n");
 }
 
-TEST(NeuronLs, LogicalCoreInstanceShowsTheLncLineAndLogicalCores) {
+TEST(NeuronLs, LogicalCoreInstanceMatchesTheDocExample) {
     test::PreparedHost host("trn2.48xlarge");
     const auto r = test::run_command(ls() + " --instance trn2.48xlarge", host.env());
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    // tools.md 1.8 (--topology view, the pre-2.25 column set): LNC=2 gives 4 logical cores of 8.
+    // tools.md 1.8, the doc's default view (trn2n.48xlarge, the chassis trn2.48xlarge's config takes):
+    // LNC=2 gives 4 logical cores of 8, numbered across the instance.
     EXPECT_NE(r.out.find("\nlogical-neuroncore-config: 2\n"), std::string::npos) << r.out;
-    const std::string table = table_of(r.out, 3);
-    const std::string header =
-        "+--------+--------+--------+---------------+---------+\n"
-        "| NEURON | NEURON | NEURON |   CONNECTED   |   PCI   |\n"
-        "| DEVICE | CORES  | MEMORY |    DEVICES    |   BDF   |\n"
-        "+--------+--------+--------+---------------+---------+\n";
-    EXPECT_EQ(table.substr(0, header.size()), header);
-    EXPECT_NE(table.find("| 0      | 4      | 96 GB  | 12, 3, 4, 1   | cc:00.0 |\n"), std::string::npos) << table;
-    EXPECT_NE(table.find("| 15     | 4      | 96 GB  | 11, 14, 3, 12 | f7:00.0 |\n"), std::string::npos) << table;
+    EXPECT_EQ(table_of(r.out, 3),
+              "+--------+--------+----------+--------+---------------+--------------+---------------+------+\n"
+              "| NEURON | NEURON |  NEURON  | NEURON |   CONNECTED   |     PCI      |      CPU      | NUMA |\n"
+              "| DEVICE | CORES  | CORE IDS | MEMORY |    DEVICES    |     BDF      |   AFFINITY    | NODE |\n"
+              "+--------+--------+----------+--------+---------------+--------------+---------------+------+\n"
+              "| 0      | 4      | 0-3      | 96 GB  | 12, 3, 4, 1   | 0000:cc:00.0 | 48-95,144-191 | 1    |\n"
+              "| 1      | 4      | 4-7      | 96 GB  | 13, 0, 5, 2   | 0000:b5:00.0 | 48-95,144-191 | 1    |\n"
+              "| 2      | 4      | 8-11     | 96 GB  | 14, 1, 6, 3   | 0000:b6:00.0 | 48-95,144-191 | 1    |\n"
+              "| 3      | 4      | 12-15    | 96 GB  | 15, 2, 7, 0   | 0000:cb:00.0 | 48-95,144-191 | 1    |\n"
+              "| 4      | 4      | 16-19    | 96 GB  | 0, 7, 8, 5    | 0000:6f:00.0 | 0-47,96-143   | 0    |\n"
+              "| 5      | 4      | 20-23    | 96 GB  | 1, 4, 9, 6    | 0000:58:00.0 | 0-47,96-143   | 0    |\n"
+              "| 6      | 4      | 24-27    | 96 GB  | 2, 5, 10, 7   | 0000:59:00.0 | 0-47,96-143   | 0    |\n"
+              "| 7      | 4      | 28-31    | 96 GB  | 3, 6, 11, 4   | 0000:6e:00.0 | 0-47,96-143   | 0    |\n"
+              "| 8      | 4      | 32-35    | 96 GB  | 4, 11, 12, 9  | 0000:9b:00.0 | 0-47,96-143   | 0    |\n"
+              "| 9      | 4      | 36-39    | 96 GB  | 5, 8, 13, 10  | 0000:84:00.0 | 0-47,96-143   | 0    |\n"
+              "| 10     | 4      | 40-43    | 96 GB  | 6, 9, 14, 11  | 0000:85:00.0 | 0-47,96-143   | 0    |\n"
+              "| 11     | 4      | 44-47    | 96 GB  | 7, 10, 15, 8  | 0000:9a:00.0 | 0-47,96-143   | 0    |\n"
+              "| 12     | 4      | 48-51    | 96 GB  | 8, 15, 0, 13  | 0000:f8:00.0 | 48-95,144-191 | 1    |\n"
+              "| 13     | 4      | 52-55    | 96 GB  | 9, 12, 1, 14  | 0000:e1:00.0 | 48-95,144-191 | 1    |\n"
+              "| 14     | 4      | 56-59    | 96 GB  | 10, 13, 2, 15 | 0000:e2:00.0 | 48-95,144-191 | 1    |\n"
+              "| 15     | 4      | 60-63    | 96 GB  | 11, 14, 3, 12 | 0000:f7:00.0 | 48-95,144-191 | 1    |\n"
+              "+--------+--------+----------+--------+---------------+--------------+---------------+------+\n");
+    // The process view keeps the earlier column set with the short BDF (tools.md 1.8 --wide).
+    const auto wide = test::run_command(ls() + " --instance trn2.48xlarge --wide", host.env());
+    EXPECT_NE(wide.out.find("| 0      | 4      | 96 GB  | 12, 3, 4, 1   | cc:00.0 |\n"), std::string::npos) << wide.out;
+}
+
+TEST(NeuronLs, DefaultViewListsNoProcesses) {
+    test::PreparedHost host("inf2.xlarge");
+    auto p = host.start_process("python3 infer.py");
+    p.cores = {{0, 1}};
+    host.write(p);
+    const auto r = test::run_command(ls() + " --instance inf2.xlarge", host.env());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.find("PID"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find(std::to_string(p.pid)), std::string::npos) << r.out;
+    // The process view lists it (the JSON too: JsonOfAMultiDeviceLncInstance).
+    const auto wide = test::run_command(ls() + " --instance inf2.xlarge --wide", host.env());
+    EXPECT_NE(wide.out.find(fmt::format("| {} ", p.pid)), std::string::npos) << wide.out;
 }
 
 // A PID column as wide as the widest pid, "PID" centred with the odd space on the right.
@@ -107,28 +174,30 @@ TEST(NeuronLs, ProcessRowsPerDeviceWithRulesBetweenDevices) {
     auto b = host.start_process("neuron-app02 infer --input-data-directory ~/my_input_data --inference-count 5");
     b.open_devices = {0, 2};
     host.write(b);
-    const auto r = test::run_command(ls() + " --instance inf1.6xlarge", host.env());
+    // The process view of runtimes only; -a would add this neuron-ls.
+    const auto r = test::run_command(ls() + " --instance inf1.6xlarge --wide", host.env());
     ASSERT_EQ(r.exit_code, 0) << r.err;
 
     const size_t w = std::max({size_t(3), std::to_string(a.pid).size(), std::to_string(b.pid).size()});
     const std::string rule = "+--------+--------+--------+-----------+---------+" + std::string(w + 2, '-') +
-                             "+------------------------------------------+---------+\n";
+                             "+-------------------------------------------------------------------------------+---------+\n";
     auto pid = [&](int p) { return fmt::format("{:<{}}", p, w); };
-    // The layout of tools.md 1.1 (a device with two processes makes every device a group), with the
-    // 2.x era's short BDF; the simulated runtime does not publish a version (NA).
+    // The layout of tools.md 1.1 --wide (a device with two processes makes every device a group),
+    // with the short BDF; the commands fit in 80 characters; the simulated runtime does not publish
+    // a version (NA).
     const std::string expected =
         rule +
-        "| NEURON | NEURON | NEURON | CONNECTED |   PCI   | " + pid_header(w) + " |                 COMMAND                  | RUNTIME |\n" +
-        "| DEVICE | CORES  | MEMORY |  DEVICES  |   BDF   | " + std::string(w, ' ') + " |                                          | VERSION |\n" +
+        "| NEURON | NEURON | NEURON | CONNECTED |   PCI   | " + pid_header(w) + " |                                    COMMAND                                    | RUNTIME |\n" +
+        "| DEVICE | CORES  | MEMORY |  DEVICES  |   BDF   | " + std::string(w, ' ') + " |                                                                               | VERSION |\n" +
         rule +
-        "| 0      | 4      | 8 GB   | 1         | 00:1c.0 | " + pid(a.pid) + " | neuron-app01 infer --input-data-direc... | NA      |\n" +
-        "|        |        |        |           |         | " + pid(b.pid) + " | neuron-app02 infer --input-data-direc... | NA      |\n" +
+        "| 0      | 4      | 8 GB   | 1         | 00:1c.0 | " + pid(a.pid) + " | neuron-app01 infer --input-data-directory ~/my_input_data --inference-count 5 | NA      |\n" +
+        "|        |        |        |           |         | " + pid(b.pid) + " | neuron-app02 infer --input-data-directory ~/my_input_data --inference-count 5 | NA      |\n" +
         rule +
-        "| 1      | 4      | 8 GB   | 2, 0      | 00:1d.0 | " + pid(a.pid) + " | neuron-app01 infer --input-data-direc... | NA      |\n" +
+        "| 1      | 4      | 8 GB   | 2, 0      | 00:1d.0 | " + pid(a.pid) + " | neuron-app01 infer --input-data-directory ~/my_input_data --inference-count 5 | NA      |\n" +
         rule +
-        "| 2      | 4      | 8 GB   | 3, 1      | 00:1e.0 | " + pid(b.pid) + " | neuron-app02 infer --input-data-direc... | NA      |\n" +
+        "| 2      | 4      | 8 GB   | 3, 1      | 00:1e.0 | " + pid(b.pid) + " | neuron-app02 infer --input-data-directory ~/my_input_data --inference-count 5 | NA      |\n" +
         rule +
-        "| 3      | 4      | 8 GB   | 2         | 00:1f.0 | " + fmt::format("{:<{}}", "NA", w) + " | NA                                       | NA      |\n" +
+        "| 3      | 4      | 8 GB   | 2         | 00:1f.0 | " + fmt::format("{:<{}}", "NA", w) + " | NA                                                                            | NA      |\n" +
         rule;
     EXPECT_EQ(table_of(r.out), expected);
 }
@@ -138,7 +207,7 @@ TEST(NeuronLs, OneProcessPerDeviceHasNoRulesBetweenDevices) {
     auto p = host.start_process("python3 train.py");
     p.open_devices = {0, 1, 2, 3, 4, 5};
     host.write(p);
-    const auto r = test::run_command(ls() + " --instance inf2.24xlarge", host.env());
+    const auto r = test::run_command(ls() + " --instance inf2.24xlarge --wide", host.env());
     ASSERT_EQ(r.exit_code, 0) << r.err;
     // tools.md 1.4: one process on every device, rows follow each other without rules.
     const std::string table = table_of(r.out);
@@ -155,7 +224,8 @@ TEST(NeuronLs, CommandIsCutAt40AndWideAt80) {
     auto p = host.start_process(command);
     p.cores = {{0, 0}};
     host.write(p);
-    const auto narrow = test::run_command(ls() + " --instance inf2.xlarge", host.env());
+    // -a alone is the process view with commands cut at 40 (tools.md 1.1 --show-all-procs).
+    const auto narrow = test::run_command(ls() + " --instance inf2.xlarge -a", host.env());
     EXPECT_NE(narrow.out.find("| " + command.substr(0, 37) + "... |"), std::string::npos) << narrow.out;
     const auto wide = test::run_command(ls() + " --instance inf2.xlarge --wide", host.env());
     EXPECT_NE(wide.out.find("| " + command.substr(0, 77) + "... |"), std::string::npos) << wide.out;
@@ -181,9 +251,18 @@ TEST(NeuronLs, JsonOfAMultiDeviceLncInstance) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
     ASSERT_EQ(j.size(), 16u);
-    // Field names and values of tools.md 1.8's JSON.
+    // Field names, order and values of tools.md 1.8's JSON.
+    const auto in_order = nlohmann::ordered_json::parse(r.out);
+    std::vector<std::string> keys;
+    for (const auto& item : in_order[0].items()) keys.push_back(item.key());
+    EXPECT_EQ(keys, (std::vector<std::string>{"neuron_device", "bdf", "cpu_affinity", "numa_node", "connected_to", "nc_count",
+                                              "logical_neuroncore_config", "memory_size", "neuroncore_ids", "neuron_processes"}));
     EXPECT_EQ(j[0]["neuron_device"], 0);
     EXPECT_EQ(j[0]["bdf"], "cc:00.0");
+    EXPECT_EQ(j[0]["cpu_affinity"], "48-95,144-191");
+    EXPECT_EQ(j[0]["numa_node"], "1");
+    EXPECT_EQ(j[4]["cpu_affinity"], "0-47,96-143");
+    EXPECT_EQ(j[4]["numa_node"], "0");
     EXPECT_EQ(j[0]["connected_to"], nlohmann::json({12, 3, 4, 1}));
     EXPECT_EQ(j[0]["nc_count"], 4);
     EXPECT_EQ(j[0]["logical_neuroncore_config"], 2);
@@ -207,6 +286,8 @@ TEST(NeuronLs, JsonOfASingleDeviceInstance) {
     const auto j = nlohmann::json::parse(r.out);
     ASSERT_EQ(j.size(), 1u);
     EXPECT_EQ(j[0]["nc_count"], 2);
+    EXPECT_EQ(j[0]["cpu_affinity"], "0-3");
+    EXPECT_EQ(j[0]["numa_node"], "-1");
     EXPECT_EQ(j[0]["memory_size"], 32ull << 30);
     EXPECT_TRUE(j[0]["connected_to"].empty());
     EXPECT_FALSE(j[0].contains("logical_neuroncore_config"));
@@ -233,7 +314,7 @@ TEST(NeuronLs, DeadProcessesAreNotListed) {
     auto p = host.finished_process("gone");
     p.cores = {{0, 0}};
     host.write(p);
-    const auto r = test::run_command(ls() + " --instance inf1.xlarge", host.env());
+    const auto r = test::run_command(ls() + " --instance inf1.xlarge --wide", host.env());
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out.find("PID"), std::string::npos) << r.out;
 }
@@ -280,7 +361,7 @@ TEST(NeuronLs, UnknownInstanceIsOneLine) {
     EXPECT_NE(r.err.find("inf9.huge"), std::string::npos) << r.err;
 }
 
-TEST(NeuronLs, DriverPublishedAddressIsShownShort) {
+TEST(NeuronLs, DriverPublishedAddressIsShownLongAndShort) {
     test::PreparedHost host("inf1.xlarge");
     driver::MachineRecord machine;
     machine.instance = "inf1.xlarge";
@@ -290,7 +371,9 @@ TEST(NeuronLs, DriverPublishedAddressIsShownShort) {
     machine.devices.push_back(device);
     host.state().write_machine(machine);
     const auto r = test::run_command(ls() + " --instance inf1.xlarge", host.env());
-    EXPECT_NE(r.out.find("| 0      | 4      | 8 GB   | 00:1e.0 |"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("| 0      | 4      | 0-3      | 8 GB   | 0000:00:1e.0 | 0-3      | -1   |"), std::string::npos) << r.out;
+    const auto wide = test::run_command(ls() + " --instance inf1.xlarge --wide", host.env());
+    EXPECT_NE(wide.out.find("| 0      | 4      | 8 GB   | 00:1e.0 |"), std::string::npos) << wide.out;
 }
 
 }  // namespace

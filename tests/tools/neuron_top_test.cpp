@@ -3,13 +3,19 @@
 // and one-line errors.
 #include <gtest/gtest.h>
 
+#include <time.h>
+#include <unistd.h>
+
 #include <regex>
 
 #include "common/command_runner.h"
 #include "config/config_set.h"
+#include "neuron-top/core_utilization.h"
+#include "neuron-top/cpu_usage.h"
 #include "neuron-top/memory_tree.h"
 #include "neuron-top/top_session.h"
 #include "prepared_host.h"
+#include "process_identity.h"
 
 namespace nsim {
 namespace {
@@ -102,6 +108,113 @@ TEST(NeuronTop, BadWidthIsAUsageError) {
     const auto r = test::run_command(top() + " --once --width 5 --instance inf2.xlarge", host.env());
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(test::count_lines(r.err), 1) << r.err;
+}
+
+TEST(NeuronTop, AProcessThatStoppedPublishingShowsIdleCores) {
+    test::PreparedHost host("inf2.xlarge");
+    auto stopped = host.start_process("stopped");
+    stopped.cores = {{0, 0}};
+    host.write(stopped);
+    host.write_activity(stopped.pid, {{{0, 0}, 0.8}}, 30.0, 0.25);  // silent for 120 of its publish periods
+    auto running = host.start_process("running");
+    running.cores = {{0, 1}};
+    host.write(running);
+    host.write_activity(running.pid, {{{0, 1}, 0.6}}, 0.0, 0.25);
+    const auto r = test::run_command(top() + " --once --instance inf2.xlarge", host.env());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(percentages(line_starting(r.out, "ND0 ")), (std::vector<double>{0.0, 60.0})) << r.out;
+}
+
+TEST(NeuronTop, ActivityAgesOutAfterSomeOfItsOwnPublishPeriods) {
+    driver::ActivityRecord record;
+    record.updated_wall_s = 1000.0;
+    record.publish_period_wall_s = 0.25;
+    EXPECT_TRUE(tools::activity_is_current(record, 1001.0));
+    EXPECT_FALSE(tools::activity_is_current(record, 1010.0));
+    // A slow publisher (a long functional execution between writes) stays current for longer.
+    record.publish_period_wall_s = 20.0;
+    EXPECT_TRUE(tools::activity_is_current(record, 1010.0));
+    EXPECT_FALSE(tools::activity_is_current(record, 1100.0));
+    // A first publish has no period yet: the floor applies.
+    record.publish_period_wall_s = 0;
+    EXPECT_TRUE(tools::activity_is_current(record, 1000.5));
+    EXPECT_FALSE(tools::activity_is_current(record, 1010.0));
+}
+
+double process_cpu_s() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+// Spins in user space until this process has used `seconds` more CPU time; returns how much it used.
+// The clock is read rarely: reading it is a system call.
+double burn_cpu(double seconds) {
+    const double start = process_cpu_s();
+    volatile uint64_t sink = 0;
+    while (process_cpu_s() - start < seconds)
+        for (int i = 0; i < 1000000; ++i) sink = sink + 1;
+    return process_cpu_s() - start;
+}
+
+TEST(NeuronTop, ProcessVcpuUseMatchesTheCpuTimeItSpent) {
+    // This test's own process, against the CPU time it measures for itself (not /proc).
+    const int me = getpid();
+    const tools::CpuSample before = tools::sample_cpu({me});
+    const double spent_s = burn_cpu(0.2);
+    const tools::CpuSample after = tools::sample_cpu({me});
+    const tools::CpuUsage usage = tools::cpu_usage(before, after, {me});
+    const double machine_ticks = double(after.machine_total - before.machine_total);
+    const double seen_ticks = (usage.runtime.user + usage.runtime.system) * machine_ticks;
+    const double clock_ticks = double(sysconf(_SC_CLK_TCK));
+    EXPECT_NEAR(seen_ticks, spent_s * clock_ticks, 3.0) << "spent " << spent_s << " s";
+    EXPECT_GT(usage.runtime.user, usage.runtime.system);  // a loop in user space
+    EXPECT_LE(usage.runtime.user, usage.machine.user + 1e-9);  // part of the machine's use
+}
+
+// The "[user%, system%]" of a vCPU row.
+std::vector<double> user_and_system(const std::string& line) {
+    std::smatch m;
+    if (!std::regex_search(line, m, std::regex(R"(\[ *([0-9.]+)%, *([0-9.]+)%\])"))) return {};
+    return {std::stod(m[1]), std::stod(m[2])};
+}
+
+// "Total: 123.4MB" of the line starting with `prefix`, in MiB.
+double total_mib(const std::string& frame, const std::string& prefix) {
+    std::smatch m;
+    const std::string line = line_starting(frame, prefix);
+    if (!std::regex_search(line, m, std::regex(R"(Total: ([0-9.]+)(KB|MB|GB))"))) return -1;
+    const double value = std::stod(m[1]);
+    return m[2] == "KB" ? value / 1024 : m[2] == "GB" ? value * 1024 : value;
+}
+
+TEST(NeuronTop, ProcessTabShowsItsVcpuUseAndResidentMemory) {
+    test::PreparedHost host("inf2.xlarge");
+    const driver::ProcessIdentity me = driver::ProcessIdentity::self();
+    driver::ProcessRecord record = me.record();
+    record.cores = {{0, 0}};
+    host.write(record);
+    const auto configs = config::ConfigSet::load(NSIM_CONFIG_DIR);
+    TopSession session(host.home(), configs.host("inf2.xlarge"));
+    session.refresh();
+    ASSERT_TRUE(session.handle(TopKey::Tab1to9, 1));  // this process's tab
+    session.refresh();
+    const double resident_before = total_mib(frame_text(session.frame(120)), "Host Used Memory");
+    EXPECT_NEAR(resident_before, double(tools::resident_bytes(me.pid)) / (1 << 20), 1.0);
+
+    constexpr size_t kAllocated = 64u << 20;
+    std::vector<char> block(kAllocated, 1);  // touched: resident
+    burn_cpu(0.1);
+    session.refresh();
+    const std::string frame = frame_text(session.frame(120));
+    EXPECT_NEAR(total_mib(frame, "Host Used Memory") - resident_before, double(kAllocated >> 20), 4.0) << frame;
+    const std::vector<double> runtime = user_and_system(line_starting(frame, "Runtime vCPU Usage"));
+    const std::vector<double> system = user_and_system(line_starting(frame, "System vCPU Usage"));
+    ASSERT_EQ(runtime.size(), 2u) << frame;
+    ASSERT_EQ(system.size(), 2u) << frame;
+    EXPECT_GT(runtime[0], 0.0) << frame;             // user time of the spin
+    EXPECT_LE(runtime[0], system[0] + 0.01) << frame;  // within the machine's
+    EXPECT_EQ(block[kAllocated - 1], 1);
 }
 
 class TopKeys : public testing::Test {

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "activity_publisher.h"
+
 namespace nsim::test {
 namespace fs = std::filesystem;
 
@@ -84,10 +86,13 @@ void PreparedHost::write_machine(bool driver_loaded) {
     state_->write_machine(machine);
 }
 
-void PreparedHost::write_activity(int pid, const std::vector<std::pair<driver::CoreId, double>>& busy_fraction) {
+void PreparedHost::write_activity(int pid, const std::vector<std::pair<driver::CoreId, double>>& busy_fraction, double age_s,
+                                  double period_s) {
     constexpr double interval_s = 1e-3;
     driver::ActivityRecord record;
     record.pid = pid;
+    record.updated_wall_s = driver::wall_clock_now_s() - age_s;
+    record.publish_period_wall_s = period_s;
     for (const auto& [core, fraction] : busy_fraction)
         record.cores.push_back({core, {{1.0, interval_s, fraction * interval_s}}});
     state_->write_activity(record);

@@ -30,8 +30,10 @@ public:
     driver::ProcessRecord finished_process(const std::string& command);
     void write(const driver::ProcessRecord& process) { state_->write_process(process); }
     void write_machine(bool driver_loaded);
-    // One activity sample per core: busy_s of a 1 ms interval.
-    void write_activity(int pid, const std::vector<std::pair<driver::CoreId, double>>& busy_fraction);
+    // One activity sample per core: busy_s of a 1 ms interval, published `age_s` ago by a process that
+    // publishes every `period_s` (0: it has published once).
+    void write_activity(int pid, const std::vector<std::pair<driver::CoreId, double>>& busy_fraction, double age_s = 0,
+                        double period_s = 0);
 
 private:
     std::filesystem::path home_;

@@ -1,5 +1,6 @@
-// `neuron-sim run` of an assembled program claims its cores on the simulated host like the runtime
-// does: a core another live process holds is refused with one line naming the holder.
+// `neuron-sim run` of an assembled program uses the simulated host like the runtime does: a core
+// another live process holds is refused with one line naming the holder, and so is a run while the
+// neuron module is unloaded or a device is INVALID, until rmmod + modprobe bring the device back.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -39,6 +40,48 @@ TEST(RunBusy, AProgramOnACoreAnotherProcessHoldsIsRefused) {
     host.write(other);
     r = test::run_command(run, host.env());
     EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// `neuron-sim ARGS` on the prepared host.
+test::CommandResult sim(const test::PreparedHost& host, const std::string& args) {
+    return test::run_command(test::tool_path("neuron-sim") + " --instance trn1.2xlarge " + args, host.env());
+}
+
+void expect_report(const test::CommandResult& r) {
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_NE(r.out.find("cycles"), std::string::npos) << r.out;
+}
+
+TEST(RunBusy, AProgramIsRefusedWhileItsDeviceIsInvalidUntilRmmodAndModprobe) {
+    test::PreparedHost host("trn1.2xlarge");
+    const std::string program = one_core_program();
+    // The firmware never answers the mailbox at bring-up: the device is left INVALID.
+    ASSERT_EQ(sim(host, "fault set fail_fwio_read -1").exit_code, 0);
+    ASSERT_EQ(sim(host, "modprobe neuron").exit_code, 1);
+    for (int attempt = 0; attempt < 2; ++attempt) {  // nothing resets the device in between
+        const auto r = sim(host, "run " + program);
+        EXPECT_EQ(r.exit_code, 1);
+        EXPECT_EQ(r.err, "neuron-sim: nd0 is in an invalid state (recover with: neuron-sim rmmod neuron && neuron-sim modprobe neuron)\n");
+        EXPECT_EQ(r.out, "");
+    }
+    ASSERT_EQ(sim(host, "rmmod neuron").exit_code, 0);  // debugfs goes with the module: the switch is off again
+    ASSERT_EQ(sim(host, "modprobe neuron").exit_code, 0);
+    expect_report(sim(host, "run " + program));
+}
+
+TEST(RunBusy, AProgramIsRefusedWhileTheModuleIsUnloaded) {
+    test::PreparedHost host("trn1.2xlarge");
+    const std::string program = one_core_program();
+    expect_report(sim(host, "run " + program));  // a host never brought up has nothing to refuse
+    ASSERT_EQ(sim(host, "modprobe neuron").exit_code, 0);
+    ASSERT_EQ(sim(host, "rmmod neuron").exit_code, 0);
+    const auto r = sim(host, "run " + program);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, "neuron-sim: the neuron module is not loaded (load it with: neuron-sim modprobe neuron)\n");
+    EXPECT_EQ(r.out, "");
+    ASSERT_EQ(sim(host, "modprobe neuron").exit_code, 0);
+    expect_report(sim(host, "run " + program));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "config/id_list.h"
 #include "neuron-ls/box_table.h"
 
 namespace nsim::tools {
@@ -44,16 +45,27 @@ std::vector<std::vector<Listed>> processes_by_device(const HostSnapshot& host, c
     return listed;
 }
 
-}  // namespace
+std::string connected_text(const DeviceView& device) { return fmt::format("{}", fmt::join(device.connected_to, ", ")); }
 
-std::string listing_header(const HostSnapshot& host) {
-    std::string out = fmt::format("instance-type: {}\ninstance-id: {}\n", host.spec.instance.name, host.instance_id);
-    if (host.logical_neuroncore_config > 1)
-        out += fmt::format("logical-neuroncore-config: {}\n", host.logical_neuroncore_config);
-    return out;
+// The default view since SDK 2.25 (tools.md 1.7, 1.8).
+std::string topology_table(const HostSnapshot& host) {
+    const bool connected_column = host.devices.size() > 1;
+    BoxTable table;
+    table.header = {{"NEURON", "DEVICE"}, {"NEURON", "CORES"}, {"NEURON", "CORE IDS"}, {"NEURON", "MEMORY"}};
+    if (connected_column) table.header.push_back({"CONNECTED", "DEVICES"});
+    table.header.insert(table.header.end(), {{"PCI", "BDF"}, {"CPU", "AFFINITY"}, {"NUMA", "NODE"}});
+    for (const DeviceView& device : host.devices) {
+        BoxTable::Row row = {std::to_string(device.index), std::to_string(device.nc_count),
+                             config::format_id_list(device.neuroncore_ids), memory_text(device.memory_bytes)};
+        if (connected_column) row.push_back(connected_text(device));
+        row.insert(row.end(), {device.long_bdf, config::format_id_list(device.cpu_affinity), std::to_string(device.numa_node)});
+        table.groups.push_back({row});
+    }
+    return table.render();
 }
 
-std::string listing_table(const HostSnapshot& host, const ListingOptions& options) {
+// --wide / --show-all-procs: the column set of the tools before 2.25, with the processes.
+std::string process_table(const HostSnapshot& host, const ListingOptions& options) {
     const bool connected_column = host.devices.size() > 1;
     const auto listed = processes_by_device(host, options);
     const bool process_columns = std::any_of(listed.begin(), listed.end(), [](const auto& l) { return !l.empty(); });
@@ -70,7 +82,7 @@ std::string listing_table(const HostSnapshot& host, const ListingOptions& option
     }
     for (const DeviceView& device : host.devices) {
         BoxTable::Row first = {std::to_string(device.index), std::to_string(device.nc_count), memory_text(device.memory_bytes)};
-        if (connected_column) first.push_back(fmt::format("{}", fmt::join(device.connected_to, ", ")));
+        if (connected_column) first.push_back(connected_text(device));
         first.push_back(device.bdf);
         const size_t device_cells = first.size();
         std::vector<BoxTable::Row> group;
@@ -94,6 +106,19 @@ std::string listing_table(const HostSnapshot& host, const ListingOptions& option
     return table.render();
 }
 
+}  // namespace
+
+std::string listing_header(const HostSnapshot& host) {
+    std::string out = fmt::format("instance-type: {}\ninstance-id: {}\n", host.spec.instance.name, host.instance_id);
+    if (host.logical_neuroncore_config > 1)
+        out += fmt::format("logical-neuroncore-config: {}\n", host.logical_neuroncore_config);
+    return out;
+}
+
+std::string listing_table(const HostSnapshot& host, const ListingOptions& options) {
+    return options.wide || options.show_all_procs ? process_table(host, options) : topology_table(host);
+}
+
 nlohmann::ordered_json listing_json(const HostSnapshot& host, const ListingOptions& options) {
     const auto listed = processes_by_device(host, options);
     nlohmann::ordered_json devices = nlohmann::ordered_json::array();
@@ -101,6 +126,8 @@ nlohmann::ordered_json listing_json(const HostSnapshot& host, const ListingOptio
         nlohmann::ordered_json entry;
         entry["neuron_device"] = device.index;
         entry["bdf"] = device.bdf;
+        entry["cpu_affinity"] = config::format_id_list(device.cpu_affinity);
+        entry["numa_node"] = std::to_string(device.numa_node);  // a string in the real tool's JSON
         entry["connected_to"] = device.connected_to;
         entry["nc_count"] = device.nc_count;
         if (host.logical_neuroncore_config > 1) entry["logical_neuroncore_config"] = host.logical_neuroncore_config;
@@ -118,7 +145,7 @@ nlohmann::ordered_json listing_json(const HostSnapshot& host, const ListingOptio
 }
 
 std::string no_device_message(const HostSnapshot& host) {
-    return fmt::format("No Neuron devices found on {}: the neuron driver is not loaded (load it with: neuron-sim --instance {} modprobe)",
+    return fmt::format("No Neuron devices found on {}: the neuron driver is not loaded (load it with: neuron-sim --instance {} modprobe neuron)",
                        host.spec.instance.name, host.spec.instance.name);
 }
 

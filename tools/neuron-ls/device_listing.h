@@ -1,11 +1,14 @@
-// neuron-ls's output for a host snapshot, in one real era's format: the Neuron SDK 2.x tools before
-// 2.25 (2023-2024; ../shared/reference/tools.md 1.1, 1.3, 1.4, 1.6). That era prints the
-// `instance-type:` / `instance-id:` lines (and `logical-neuroncore-config:` on LNC chips), then
-// NEURON DEVICE, NEURON CORES, NEURON MEMORY, CONNECTED DEVICES (left out on single-device
-// instances), PCI BDF in its short form, and, when any process uses a device, PID, COMMAND and
-// RUNTIME VERSION in the same default table (2.25+ moved those behind --wide and added NEURON CORE
-// IDS, CPU AFFINITY and NUMA NODE, which a simulated host has no data for). The JSON output follows
-// the only documented one (tools.md 1.8) without cpu_affinity / numa_node, for the same reason.
+// neuron-ls's output for a host snapshot, in the current format (Neuron SDK 2.25+,
+// ../shared/reference/tools.md 1.7, 1.8): the `instance-type:` / `instance-id:` lines (and
+// `logical-neuroncore-config:` on LNC chips), then one of two tables, as the real tool has no view
+// combining both column sets:
+//   default          NEURON DEVICE, NEURON CORES, NEURON CORE IDS, NEURON MEMORY, CONNECTED DEVICES,
+//                    PCI BDF (long form), CPU AFFINITY, NUMA NODE - no processes;
+//   --wide / -a      the earlier column set (tools.md 1.1, 1.3, 1.4, 1.6): NEURON DEVICE, NEURON CORES,
+//                    NEURON MEMORY, CONNECTED DEVICES, PCI BDF (short form), and, when any process uses
+//                    a device, PID, COMMAND and RUNTIME VERSION.
+// CONNECTED DEVICES is left out on single-device instances in both. The JSON (tools.md 1.8) has
+// every field of both, with the processes.
 #pragma once
 
 #include <string>
@@ -18,9 +21,9 @@
 namespace nsim::tools {
 
 struct ListingOptions {
-    bool wide = false;            // COMMAND up to 80 characters instead of 40
-    // Also list processes that are not runtimes; here, this neuron-ls itself on every device, as the
-    // real tool lists itself.
+    bool wide = false;            // the process view, COMMAND up to 80 characters instead of 40
+    // The process view, also listing processes that are not runtimes; here, this neuron-ls itself on
+    // every device, as the real tool lists itself.
     bool show_all_procs = false;
     driver::ProcessRecord self;   // this process, for show_all_procs
 };

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "config/pci_bdf.h"
+#include "activity_publisher.h"
 #include "host_state.h"
 #include "neuron-ls/instance_id.h"
 
@@ -20,6 +21,7 @@ HostSnapshot read_host_snapshot(const fs::path& home, const config::HostSpec& sp
     HostSnapshot snapshot;
     snapshot.spec = spec;
     snapshot.instance_id = simulated_instance_id(home, spec.instance.name);
+    snapshot.read_wall_s = driver::wall_clock_now_s();
     snapshot.logical_neuroncore_config = std::max<uint32_t>(1, spec.chip.logical_neuroncore_config);
 
     std::optional<driver::MachineRecord> machine;
@@ -41,10 +43,17 @@ HostSnapshot read_host_snapshot(const fs::path& home, const config::HostSpec& sp
         std::string bdf = d < spec.instance.pci_bdfs.size() ? spec.instance.pci_bdfs[d] : "";
         if (machine && d < machine->devices.size() && !machine->devices[d].bdf.empty()) bdf = machine->devices[d].bdf;
         device.bdf = config::canonical_pci_bdf(bdf).value_or(bdf);
+        device.long_bdf = config::long_pci_bdf(bdf).value_or(bdf);
         device.nc_count = nc_count;
         for (uint32_t c = 0; c < nc_count; ++c) device.neuroncore_ids.push_back(d * nc_count + c);
         device.memory_bytes = spec.chip.memory.total_bytes();
         if (d < spec.instance.connected_to.size()) device.connected_to = spec.instance.connected_to[d];
+        device.numa_node = d < spec.instance.device_numa_nodes.size() ? spec.instance.device_numa_nodes[d] : -1;
+        if (device.numa_node >= 0 && size_t(device.numa_node) < spec.instance.numa_node_cpus.size()) {
+            device.cpu_affinity = spec.instance.numa_node_cpus[device.numa_node];
+        } else {
+            for (uint32_t cpu = 0; cpu < spec.instance.vcpus; ++cpu) device.cpu_affinity.push_back(cpu);
+        }
         snapshot.devices.push_back(device);
     }
     return snapshot;

@@ -16,10 +16,13 @@ namespace nsim::tools {
 struct DeviceView {
     unsigned index = 0;
     std::string bdf;                       // short form "bb:dd.f" when the domain is 0000
+    std::string long_bdf;                  // always with the domain, "0000:bb:dd.f"
     uint32_t nc_count = 0;                 // logical NeuronCores, as neuron-ls counts them
     std::vector<uint32_t> neuroncore_ids;  // the logical core ids NEURON_RT_VISIBLE_CORES uses
     uint64_t memory_bytes = 0;
     std::vector<uint32_t> connected_to;
+    int32_t numa_node = -1;                // -1 on a host with one unnumbered NUMA node
+    std::vector<uint32_t> cpu_affinity;    // the vCPUs of its NUMA node (all of them when -1)
 };
 
 struct HostSnapshot {
@@ -31,6 +34,7 @@ struct HostSnapshot {
     std::vector<DeviceView> devices;
     std::vector<driver::ProcessRecord> processes;   // live ones, by pid
     std::vector<driver::ActivityRecord> activity;   // of live processes
+    double read_wall_s = 0;                         // when it was read (the activity records' clock)
 
     // The devices a process uses: those it has open or holds cores on, ascending.
     std::vector<unsigned> devices_of(const driver::ProcessRecord& process) const;

@@ -19,8 +19,9 @@ int main(int argc, char** argv) {
     bool json = false;
     app.add_option("--instance,-i", instance, "Simulated host (instance type); default: the one in the host state")
         ->envname("NEURON_SIM_INSTANCE");
-    app.add_flag("--wide,-w", options.wide, "Show commands up to 80 characters");
-    app.add_flag("--show-all-procs,-a", options.show_all_procs, "Also list processes that are not Neuron runtimes");
+    app.add_flag("--wide,-w", options.wide, "List the processes using each device, commands up to 80 characters");
+    app.add_flag("--show-all-procs,-a", options.show_all_procs,
+                 "List the processes using each device, also those that are not Neuron runtimes");
     app.add_flag("--json-output,-j", json, "Print the devices as JSON");
 
     return nsim::tools::run_tool(app, argc, argv, [&] {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/tool_main.h"
+#include "neuron_driver.h"
 
 namespace nsim::tools {
 namespace {
@@ -16,8 +17,9 @@ HostPresence::HostPresence(const config::HostSpec& spec, const sim::core::Progra
     : placement_(placement),
       state_(std::make_unique<driver::HostState>(driver::HostState::default_home(), spec.instance.name)),
       session_(std::make_unique<driver::ProcessSession>(*state_)) {
-    // As the runtime's claim: a core another live process holds is refused, under the host's lock.
     driver::HostState::Lock lock = state_->lock();
+    refuse_unusable_devices();
+    // As the runtime's claim: a core another live process holds is refused, under the host's lock.
     for (const driver::ProcessRecord& other : state_->live_processes()) {
         if (other.pid == session_->identity().pid) continue;
         for (const auto& core : placement_.cores)
@@ -30,6 +32,17 @@ HostPresence::HostPresence(const config::HostSpec& spec, const sim::core::Progra
         for (const auto& core : placement_.cores) record.cores.push_back({core.device, core.core});
     });
     activity_ = std::make_unique<driver::ActivityPublisher>(*state_, session_->identity().pid, kActivitySamplesKept);
+}
+
+void HostPresence::refuse_unusable_devices() const {
+    // A host never brought up has nothing to refuse: its first user loads the module.
+    const auto machine = state_->read_machine();
+    if (!machine) return;
+    if (!machine->driver_loaded)
+        throw UserError(fmt::format("{} ({})", driver::module_not_loaded_error().what(), driver::kLoadAdvice));
+    for (unsigned device : placement_.devices())
+        if (device >= machine->devices.size() || machine->devices[device].state != driver::DeviceState::Ready)
+            throw UserError(fmt::format("{} ({})", driver::invalid_state_error(device).what(), driver::kReloadAdvice));
 }
 
 void HostPresence::publish(const sim::core::RunStatistics& interval) {

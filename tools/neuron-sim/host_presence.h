@@ -17,14 +17,17 @@ namespace nsim::tools {
 
 class HostPresence {
 public:
-    // Throws driver::HostStateError when the host state cannot be used, UserError when another
-    // process holds one of the placement's cores.
+    // Throws driver::HostStateError when the host state cannot be used; UserError, as the runtime
+    // refuses to open the devices, when the neuron module is unloaded or one of the placement's
+    // devices is not READY, and when another process holds one of the placement's cores.
     HostPresence(const config::HostSpec& spec, const sim::core::ProgramPlacement& placement);
 
     // One interval: the statistics of the iterations run since the previous call.
     void publish(const sim::core::RunStatistics& interval);
 
 private:
+    void refuse_unusable_devices() const;
+
     sim::core::ProgramPlacement placement_;
     std::unique_ptr<driver::HostState> state_;
     std::unique_ptr<driver::ProcessSession> session_;

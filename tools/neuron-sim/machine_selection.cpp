@@ -1,18 +1,39 @@
 #include "neuron-sim/machine_selection.h"
 
 #include "common/tool_main.h"
+#include "host_state.h"
+#include "neuron-ls/host_selection.h"
 
 namespace nsim::tools {
+namespace {
+
+config::ConfigSet load_configs(const std::vector<std::string>& config_files) {
+    std::vector<std::filesystem::path> extra(config_files.begin(), config_files.end());
+    return config::ConfigSet::load(config::ConfigSet::default_dir(), extra);
+}
+
+}  // namespace
+
+void MachineSelection::add_options(CLI::App& app) {
+    app.add_option("--instance,-i", instance, "Instance type to simulate, e.g. inf1.2xlarge")->envname("NEURON_SIM_INSTANCE");
+    app.add_option("--config", config_files, "Extra YAML file with your own chips or instances")->check(CLI::ExistingFile);
+}
 
 config::HostSpec MachineSelection::resolve() const {
-    std::vector<std::filesystem::path> extra(config_files.begin(), config_files.end());
-    const config::ConfigSet configs = config::ConfigSet::load(config::ConfigSet::default_dir(), extra);
+    const config::ConfigSet configs = load_configs(config_files);
     if (instance.empty()) {
         std::string names;
         for (const auto& n : configs.instance_names()) names += (names.empty() ? "" : ", ") + n;
         throw UserError("no instance given; use --instance NAME (one of: " + names + ")");
     }
     return configs.host(instance);
+}
+
+MachineSelection MachineSelection::or_existing_host() const {
+    if (!instance.empty()) return *this;
+    MachineSelection chosen = *this;
+    chosen.instance = select_host(driver::HostState::default_home(), "", load_configs(config_files).instance_names());
+    return chosen;
 }
 
 }  // namespace nsim::tools

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "config/config_set.h"
 
 namespace nsim::tools {
@@ -13,7 +15,12 @@ struct MachineSelection {
     std::string instance;
     std::vector<std::string> config_files;
 
+    // --instance/-i (or NEURON_SIM_INSTANCE) and --config FILE..., into this selection.
+    void add_options(CLI::App& app);
     config::HostSpec resolve() const;
+    // With no instance named, the simulated host the state home already has, chosen as neuron-ls
+    // chooses it (neuron-ls/host_selection.h): for commands on an existing host, such as rmmod.
+    MachineSelection or_existing_host() const;
 };
 
 }  // namespace nsim::tools

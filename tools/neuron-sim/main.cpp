@@ -8,20 +8,20 @@
 #include "common/tool_main.h"
 #include "neuron-sim/info_command.h"
 #include "neuron-sim/fault_command.h"
-#include "neuron-sim/modprobe_command.h"
-#include "neuron-sim/rmmod_command.h"
+#include "module_advice.h"
+#include "neuron-sim/module_tools.h"
 #include "neuron-sim/run_command.h"
 #include "neuron-sim/serve_command.h"
 
 int sc_main(int argc, char** argv) {
+    // Started as `rmmod` or `modprobe` (the links in build/tools/sbin): the simulated host's own tools.
+    if (const std::string tool = nsim::tools::module_tool_named_by(argv[0]); !tool.empty())
+        return nsim::tools::run_module_tool(tool, argc, argv);
+
     CLI::App app{"Cycle-approximate simulator of AWS Neuron machines", "neuron-sim"};
     app.require_subcommand(1);
-    std::string instance;
-    std::vector<std::string> config_files;
-    app.add_option("--instance,-i", instance, "Instance type to simulate, e.g. inf1.2xlarge")
-        ->envname("NEURON_SIM_INSTANCE");
-    app.add_option("--config", config_files, "Extra YAML file with your own chips or instances")
-        ->check(CLI::ExistingFile);
+    nsim::tools::MachineSelection machine;
+    machine.add_options(app);
 
     nsim::tools::InfoOptions info;
     CLI::App* info_cmd = app.add_subcommand("info", "Print the elaborated machine");
@@ -58,8 +58,11 @@ int sc_main(int argc, char** argv) {
         ->check(CLI::Range(0.0, 1e6));
     serve_cmd->add_flag("--json", serve.json, "Print the report as one JSON object");
 
+    std::string module = nsim::driver::kModuleName;
     CLI::App* modprobe_cmd = app.add_subcommand("modprobe", "Load the simulated neuron driver: probe and reset every device");
+    modprobe_cmd->add_option("module", module, "Module name (the simulated host has one: neuron)")->capture_default_str();
     CLI::App* rmmod_cmd = app.add_subcommand("rmmod", "Unload the simulated neuron driver (refused while a device is in use)");
+    rmmod_cmd->add_option("module", module, "Module name (the simulated host has one: neuron)")->capture_default_str();
     nsim::tools::FaultOptions fault;
     CLI::App* fault_cmd = app.add_subcommand("fault", "Driver fault injection (debugfs neuron/ attributes)");
     fault_cmd->require_subcommand(1);
@@ -71,10 +74,9 @@ int sc_main(int argc, char** argv) {
     fault_clear->add_option("name", fault.name, "Switch name (default: all)");
 
     return nsim::tools::run_tool(app, argc, argv, [&] {
-        nsim::tools::MachineSelection machine{instance, config_files};
         if (*info_cmd) return nsim::tools::run_info(machine, info);
-        if (*modprobe_cmd) return nsim::tools::run_modprobe(machine);
-        if (*rmmod_cmd) return nsim::tools::run_rmmod(machine);
+        if (*modprobe_cmd) return nsim::tools::run_module_command("modprobe", machine, module);
+        if (*rmmod_cmd) return nsim::tools::run_module_command("rmmod", machine, module);
         if (*fault_cmd) {
             fault.action = *fault_list ? "list" : *fault_set ? "set" : "clear";
             return nsim::tools::run_fault(machine, fault);

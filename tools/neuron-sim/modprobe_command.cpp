@@ -9,7 +9,11 @@
 
 namespace nsim::tools {
 
-int run_modprobe(const MachineSelection& machine) {
+int run_modprobe(const MachineSelection& machine, const std::string& module) {
+    // kmod's words, where the real tool names /lib/modules/<kernel release>.
+    if (module != driver::kModuleName)
+        throw UserError(fmt::format("FATAL: Module {} not found (the simulated host has only the {} module)", module,
+                                    driver::kModuleName));
     const config::HostSpec spec = machine.resolve();
     driver::HostState state(driver::HostState::default_home(), spec.instance.name);
     driver::SimulatedHost host(spec, driver::SimulatedHost::faults_from(state));
@@ -18,10 +22,10 @@ int run_modprobe(const MachineSelection& machine) {
     try {
         failures = neuron.modprobe();
     } catch (const driver::DriverError& e) {
-        throw UserError(fmt::format("modprobe: {}", e.what()));
+        throw UserError(e.what());
     }
     if (failures.empty()) return 0;
-    throw UserError(fmt::format("modprobe: {}{} (device INVALID; kernel log: {})", failures.front(),
+    throw UserError(fmt::format("{}{} (device INVALID; kernel log: {})", failures.front(),
                                 failures.size() > 1 ? fmt::format(", and {} more devices failed", failures.size() - 1) : "",
                                 (state.dir() / "kernel.log").string()));
 }

@@ -9,7 +9,9 @@
 
 namespace nsim::tools {
 
-int run_rmmod(const MachineSelection& machine) {
+int run_rmmod(const MachineSelection& machine, const std::string& module) {
+    // kmod's words for a module that is not in the kernel.
+    if (module != driver::kModuleName) throw UserError(fmt::format("ERROR: Module {} is not currently loaded", module));
     const config::HostSpec spec = machine.resolve();
     driver::HostState state(driver::HostState::default_home(), spec.instance.name);
     // Unloading touches no hardware; the driver object only needs this process's view of the host.
@@ -18,7 +20,7 @@ int run_rmmod(const MachineSelection& machine) {
     try {
         neuron.rmmod();
     } catch (const driver::DriverError& e) {
-        throw UserError(fmt::format("rmmod: {}", e.what()));
+        throw UserError(e.what());
     }
     return 0;
 }

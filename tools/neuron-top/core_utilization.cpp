@@ -4,11 +4,23 @@
 
 namespace nsim::tools {
 
+namespace {
+// Silence of this many publish periods means a process stopped executing; the floor covers a process
+// that has published once, and screen refreshes that come late on a loaded machine.
+constexpr double kPublishPeriodsOfSilence = 3;
+constexpr double kMinSilenceS = 2;
+}  // namespace
+
+bool activity_is_current(const driver::ActivityRecord& record, double now_wall_s) {
+    return now_wall_s - record.updated_wall_s <= std::max(kMinSilenceS, kPublishPeriodsOfSilence * record.publish_period_wall_s);
+}
+
 std::vector<std::vector<double>> core_utilization(const HostSnapshot& host, int pid) {
     const uint32_t lnc = host.logical_neuroncore_config;
     std::vector<std::vector<double>> physical(host.devices.size(), std::vector<double>(host.spec.chip.cores_per_device, 0.0));
     for (const driver::ActivityRecord& record : host.activity) {
         if (pid != 0 && record.pid != pid) continue;
+        if (!activity_is_current(record, host.read_wall_s)) continue;
         for (const driver::CoreActivity& core : record.cores) {
             if (core.samples.empty() || core.core.device >= physical.size() || core.core.core >= physical[core.core.device].size())
                 continue;

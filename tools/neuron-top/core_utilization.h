@@ -9,7 +9,14 @@
 namespace nsim::tools {
 
 // [device][logical core] in 0..1. `pid` 0 means every process. Logical cores of several physical
-// ones (LNC) show the mean of theirs; a core nobody published activity for is 0.
+// ones (LNC) show the mean of theirs; a core nobody published activity for is 0, and so is one whose
+// process has stopped executing (see activity_is_current).
 std::vector<std::vector<double>> core_utilization(const HostSnapshot& host, int pid);
+
+// Whether a process's last published interval still describes it at `now_wall_s`: it publishes
+// after every execution (the runtime) or slice of a run (neuron-sim run), so a record older than a
+// few of its own publish periods (and never less than a floor for the first one) belongs to a process
+// that has stopped executing.
+bool activity_is_current(const driver::ActivityRecord& record, double now_wall_s);
 
 }  // namespace nsim::tools

@@ -8,7 +8,7 @@ packages=(
   libsystemc-dev verilator
   libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libcli11-dev libboost-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libncurses-dev tmux clang
+  libncurses-dev tmux procps clang
   libicu-dev
 )
 
