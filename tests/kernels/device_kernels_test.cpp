@@ -86,6 +86,22 @@ TEST_P(DeviceKernel, QueryProjectionFeatureMajorWithBias) {
     expect_close(h.run()->read("out"), transposed(reference::linear(x, w)), mm(), "Q^T");
 }
 
+// More tokens than the whole PSUM ring holds for one output tile (a large batch on one core): the
+// tokens go in passes; before, the last chunks took the ring round onto the first ones' banks.
+TEST_P(DeviceKernel, FeatureMajorLinearOverMoreTokensThanThePsumRingHolds) {
+    KernelHarness h(GetParam().instance, precision());
+    const uint32_t ring_tokens = h.ctx().psum.banks() * std::min(h.ctx().max_moving(), h.ctx().bank_fp32_elements());
+    const uint32_t tokens = ring_tokens + 160, in = 64, out = 160;
+    const Tensor x = rounded(random({tokens, in}, "x"), mm());
+    const LinearWeights w = rounded_linear(random_linear(out, in, "wide"));
+    TileSet x_t = h.load("x^T", transposed(x), mm());
+    TileSet y_t = device::allocate_tiles(h.core(), out, tokens, mm(), "y^T");
+    device::feature_major_linear(h.ctx(), x_t, h.weights("w", w.weight), h.columns("b", w.bias),
+                                 isa::ActivationFunction::Identity, y_t);
+    h.store("out", y_t);
+    expect_close(h.run()->read("out"), transposed(reference::linear(x, w)), mm(), std::to_string(tokens) + " tokens");
+}
+
 TEST_P(DeviceKernel, FeedForwardFirstHalfWithGelu) {
     KernelHarness h(GetParam().instance, precision());
     const Tensor x = rounded(random({kTokens, kHidden}, "x"), mm());
