@@ -61,24 +61,24 @@ std::vector<int> frames_of_one_execution(const std::string& terminal) {
 
 class RunProgress : public ::testing::Test {
 protected:
-    static void SetUpTestSuite() {
-        dir_ = new ScratchDir("RunProgress");
-        long_model_ = build_model(dir_->path(), 20, 32);
-    }
+    static void SetUpTestSuite() { dir_ = new ScratchDir("RunProgress"); }
     static void TearDownTestSuite() { delete dir_; }
 
+    // Built once per process, by the tests that need it (ctest runs each test in its own).
+    static const fs::path& long_model() {
+        static const fs::path model = build_model(dir_->path(), 20, 32);
+        return model;
+    }
     static std::string run_once(const fs::path& model, const std::string& options) {
         return testing::neuron_sim(kInstance, "run") + model.string() + " --functional --iterations 1 " + options;
     }
 
     static ScratchDir* dir_;
-    static fs::path long_model_;
 };
 ScratchDir* RunProgress::dir_ = nullptr;
-fs::path RunProgress::long_model_;
 
 TEST_F(RunProgress, ALongSingleExecutionShowsTheBarOnATerminalWhileItRuns) {
-    const auto r = on_a_terminal(run_once(long_model_, ""));
+    const auto r = on_a_terminal(run_once(long_model(), ""));
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     const std::vector<int> percents = frames_of_one_execution(r.out);
     ASSERT_FALSE(percents.empty()) << "no progress bar while the one execution ran:\n" << r.out;
@@ -93,7 +93,7 @@ TEST_F(RunProgress, ALongSingleExecutionShowsTheBarOnATerminalWhileItRuns) {
 
 TEST_F(RunProgress, NothingWhenStderrIsNotATerminalEvenIfStdoutIs) {
     const fs::path err = dir_->path() / "stderr.txt";
-    const auto r = on_a_terminal(run_once(long_model_, "--json 2>" + err.string()));
+    const auto r = on_a_terminal(run_once(long_model(), "--json 2>" + err.string()));
     ASSERT_EQ(r.exit_code, 0) << r.out;
     std::ifstream in(err);
     EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "");
