@@ -13,6 +13,7 @@ ExecutionResult EngineExecutor::execute(sim::Platform& platform, const LoadedPro
     options.functional = functional_ && request.functional;
     options.iterations = request.iterations;
     options.trace = trace_ != nullptr;
+    options.progress = progress_;
     ExecutionResult result;
     try {
         sim::core::EngineScheduler scheduler(platform, *program.program, program.placement, options);

@@ -4,6 +4,7 @@
 // bytes) that ExecutionResult summarises, for tools that print it, and can trace one execution.
 #pragma once
 
+#include <functional>
 #include <ostream>
 
 #include "core/run_statistics.h"
@@ -21,11 +22,14 @@ public:
     const sim::core::RunStatistics& last_statistics() const { return last_; }
     // The next execution writes its Chrome trace to `out` (once).
     void trace_next_execution(std::ostream* out) { trace_ = out; }
+    // Every execution from now on reports its progress here (sim::core::ExecutionOptions::progress).
+    void report_progress_to(std::function<void(uint64_t issued, uint64_t total)> progress) { progress_ = std::move(progress); }
 
 private:
     bool functional_;
     sim::core::RunStatistics last_;
     std::ostream* trace_ = nullptr;
+    std::function<void(uint64_t, uint64_t)> progress_;
 };
 
 }  // namespace nsim::runtime

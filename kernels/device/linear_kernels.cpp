@@ -51,52 +51,68 @@ void feature_major_linear(KernelContext& ctx, const TileSet& in, const DramMatri
     const uint32_t first_token = token_columns ? token_columns->begin : 0;
     if (out.rows != weights.columns || out.columns != tokens) throw std::logic_error("feature_major_linear: output shape");
     const uint32_t tm = out.tile_rows;
-    const std::vector<Range> chunks = split(tokens, std::min(ctx.max_moving(), ctx.bank_fp32_elements()));
+    const std::vector<Range> all_chunks = split(tokens, std::min(ctx.max_moving(), ctx.bank_fp32_elements()));
     const std::vector<Range> out_tiles = split(weights.columns, tm);
     const std::vector<Range> k_tiles = split(in.rows, in.tile_rows);
 
-    // Output tiles per weight block: as many as a weight slot holds and half the PSUM ring takes.
-    uint32_t group = std::max<uint32_t>(1, ctx.weights.slot_columns() / tm);
-    auto widths_for = [&](uint32_t g) {
+    // Token chunks per pass: all of them when one output tile's accumulators fit the PSUM ring, else
+    // as many as do, and each further pass streams the weights again. More would take the ring round
+    // onto banks of the same accumulation, which no semaphore can order.
+    size_t chunks_per_pass = all_chunks.size();
+    auto widths_of_first = [&](size_t count) {
         std::vector<uint32_t> w;
-        for (uint32_t i = 0; i < g; ++i)
-            for (const Range& c : chunks) w.push_back(c.size);
+        for (size_t c = 0; c < count; ++c) w.push_back(all_chunks[c].size);
         return w;
     };
-    while (group > 1 && pack(ctx, widths_for(group), nullptr) > half_ring(ctx)) --group;
+    while (chunks_per_pass > 1 && pack(ctx, widths_of_first(chunks_per_pass), nullptr) > ctx.psum.banks()) --chunks_per_pass;
 
-    for (uint32_t og = 0; og < out_tiles.size(); og += group) {
-        const uint32_t count = std::min<uint32_t>(group, uint32_t(out_tiles.size()) - og);
-        std::vector<Accumulator> acc;
-        const std::vector<uint32_t> banks = ring_banks(ctx, pack(ctx, widths_for(count), &acc));
-        const uint32_t block_columns = out_tiles[og + count - 1].end() - out_tiles[og].begin;
-        for (size_t k = 0; k < k_tiles.size(); ++k) {
-            const View block = ctx.weights.load(weights, k_tiles[k], out_tiles[og].begin, block_columns);
-            for (uint32_t g = 0; g < count; ++g) {
-                const Range o = out_tiles[og + g];
-                const View stationary = builder::tile(block.buffer, block.ap.dtype, 0, k_tiles[k].size, g * tm, o.size);
-                for (size_t c = 0; c < chunks.size(); ++c) {
-                    const Accumulator& a = acc[g * chunks.size() + c];
-                    const View moving = builder::tile_dims(in.tiles[k], in.dtype, 0, k_tiles[k].size,
-                                                           uint64_t(first_token + chunks[c].begin * token_stride),
-                                                           {isa::Dim{int32_t(token_stride), chunks[c].size}});
-                    ctx.core.matmul(psum_tile(ctx.core, banks[a.bank], o.size, a.element, chunks[c].size), stationary,
-                                    moving, k > 0);
+    for (size_t pass = 0; pass < all_chunks.size(); pass += chunks_per_pass) {
+        const std::vector<Range> chunks(all_chunks.begin() + pass,
+                                        all_chunks.begin() + std::min(all_chunks.size(), pass + chunks_per_pass));
+
+        // Output tiles per weight block: as many as a weight slot holds and half the PSUM ring takes.
+        uint32_t group = std::max<uint32_t>(1, ctx.weights.slot_columns() / tm);
+        auto widths_for = [&](uint32_t g) {
+            std::vector<uint32_t> w;
+            for (uint32_t i = 0; i < g; ++i)
+                for (const Range& c : chunks) w.push_back(c.size);
+            return w;
+        };
+        while (group > 1 && pack(ctx, widths_for(group), nullptr) > half_ring(ctx)) --group;
+
+        for (uint32_t og = 0; og < out_tiles.size(); og += group) {
+            const uint32_t count = std::min<uint32_t>(group, uint32_t(out_tiles.size()) - og);
+            std::vector<Accumulator> acc;
+            const std::vector<uint32_t> banks = ring_banks(ctx, pack(ctx, widths_for(count), &acc));
+            const uint32_t block_columns = out_tiles[og + count - 1].end() - out_tiles[og].begin;
+            for (size_t k = 0; k < k_tiles.size(); ++k) {
+                const View block = ctx.weights.load(weights, k_tiles[k], out_tiles[og].begin, block_columns);
+                for (uint32_t g = 0; g < count; ++g) {
+                    const Range o = out_tiles[og + g];
+                    const View stationary = builder::tile(block.buffer, block.ap.dtype, 0, k_tiles[k].size, g * tm, o.size);
+                    for (size_t c = 0; c < chunks.size(); ++c) {
+                        const Accumulator& a = acc[g * chunks.size() + c];
+                        const View moving = builder::tile_dims(in.tiles[k], in.dtype, 0, k_tiles[k].size,
+                                                               uint64_t(first_token + chunks[c].begin * token_stride),
+                                                               {isa::Dim{int32_t(token_stride), chunks[c].size}});
+                        ctx.core.matmul(psum_tile(ctx.core, banks[a.bank], o.size, a.element, chunks[c].size), stationary,
+                                        moving, k > 0);
+                    }
                 }
             }
-        }
-        for (uint32_t g = 0; g < count; ++g) {
-            const Range o = out_tiles[og + g];
-            for (size_t c = 0; c < chunks.size(); ++c) {
-                const Accumulator& a = acc[g * chunks.size() + c];
-                View dst = out.view(og + g, chunks[c].begin, chunks[c].size);
-                if (chunks.size() > 1) dst = dst.part();
-                const View src = psum_tile(ctx.core, banks[a.bank], o.size, a.element, chunks[c].size);
-                if (bias) {
-                    const View b = bias->column(og + g, o.size);
-                    ctx.core.activation(dst, src, func, 1.0f, &b);
-                } else {
-                    ctx.core.activation(dst, src, func);
+            for (uint32_t g = 0; g < count; ++g) {
+                const Range o = out_tiles[og + g];
+                for (size_t c = 0; c < chunks.size(); ++c) {
+                    const Accumulator& a = acc[g * chunks.size() + c];
+                    View dst = out.view(og + g, chunks[c].begin, chunks[c].size);
+                    if (all_chunks.size() > 1) dst = dst.part();
+                    const View src = psum_tile(ctx.core, banks[a.bank], o.size, a.element, chunks[c].size);
+                    if (bias) {
+                        const View b = bias->column(og + g, o.size);
+                        ctx.core.activation(dst, src, func, 1.0f, &b);
+                    } else {
+                        ctx.core.activation(dst, src, func);
+                    }
                 }
             }
         }

@@ -16,7 +16,8 @@
 // Loops: output blocks outermost, the contraction next, the accumulators of a block innermost, so
 // every weight block is loaded once and every accumulator of the block finishes together; the
 // block's accumulators take at most half of the PSUM ring, so the next block accumulates while
-// this one is evacuated.
+// this one is evacuated. When the token chunks of one output tile alone need more than the whole
+// ring (thousands of tokens per core), they go in passes that each stream the weights again.
 #pragma once
 
 #include <functional>

@@ -21,6 +21,11 @@ namespace {
 // burst by burst at the burst's own simulated time, so concurrent DMAs interleave on them.
 constexpr uint64_t kBurstBytes = uint64_t(1) << 16;
 
+// Events between two ExecutionOptions::progress calls: rare enough to cost nothing next to the
+// events themselves, frequent enough for a progress bar even in functional runs, where one
+// instruction can take a hundred microseconds of host time.
+constexpr uint64_t kEventsPerProgressReport = 256;
+
 sc_core::sc_time at_ps(uint64_t ps) { return sc_core::sc_time::from_value(ps); }
 
 // SystemC counts time in its resolution (1 ps unless changed); the engines count picoseconds.
@@ -589,7 +594,24 @@ struct EngineScheduler::Impl {
         return c;
     }
 
+    // Tells options.progress how many instructions have issued, every kEventsPerProgressReport events.
+    struct ProgressReporter {
+        const Impl& impl;
+        uint64_t total = 0, events = 0;
+        explicit ProgressReporter(const Impl& i) : impl(i) {
+            for (const Queue& q : impl.queues) total += q.stream->instructions.size();
+            total *= std::max<uint32_t>(1, impl.options.iterations);
+        }
+        void after_event() {
+            if (!impl.options.progress || ++events % kEventsPerProgressReport != 0) return;
+            uint64_t issued = 0;
+            for (const Queue& q : impl.queues) issued += q.instructions;
+            impl.options.progress(issued, total);
+        }
+    };
+
     RunStatistics run() {
+        ProgressReporter progress(*this);
         const auto host_start = std::chrono::steady_clock::now();
         const Counters before = counters();
         const uint64_t start = sc_core::sc_time_stamp().value();
@@ -609,6 +631,7 @@ struct EngineScheduler::Impl {
                     case EventKind::SetSemaphore: change_semaphore(e.a, e.b, e.c, now); break;
                     case EventKind::DmaBurst: dma_burst(e.a, now); break;
                 }
+                progress.after_event();
             }
             if (finished != queues.size()) throw DeadlockError(deadlock_report(now));
             stats.iteration_s.push_back(double(now - iteration_start) * 1e-12);

@@ -2,6 +2,7 @@
 // (kernels/reference), for several generations and data types. Shapes are ragged on purpose:
 // 160 tokens (a full and a partial token tile; the second sequence straddles them), hidden 192
 // (a full and a half feature tile), FFN 320.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "bert/random_weights.h"
@@ -67,6 +68,8 @@ protected:
 
     LinearWeights rounded_linear(const LinearWeights& w) const { return {rounded(w.weight, mm()), w.bias}; }
 
+    void expect_feature_major_linear(KernelHarness& h, uint32_t tokens, uint32_t in, uint32_t out, const std::string& name);
+
     void expect_close(const std::vector<float>& got, const Tensor& want, isa::DType stored, const std::string& what) {
         const double error = testing::relative_error(got, want.values);
         std::cout << GetParam() << " " << what << ": relative error " << error << "\n";
@@ -74,16 +77,31 @@ protected:
     }
 };
 
+// y^T = (x W^T + b)^T by feature_major_linear over `tokens` tokens, against the reference.
+void DeviceKernel::expect_feature_major_linear(KernelHarness& h, uint32_t tokens, uint32_t in, uint32_t out,
+                                               const std::string& name) {
+    const Tensor x = rounded(random({tokens, in}, "x"), mm());
+    const LinearWeights w = rounded_linear(random_linear(out, in, name));
+    TileSet x_t = h.load("x^T", transposed(x), mm());
+    TileSet y_t = device::allocate_tiles(h.core(), out, tokens, mm(), name + "^T");
+    device::feature_major_linear(h.ctx(), x_t, h.weights("w" + name, w.weight), h.columns("b" + name, w.bias),
+                                 isa::ActivationFunction::Identity, y_t);
+    h.store("out", y_t);
+    expect_close(h.run()->read("out"), transposed(reference::linear(x, w)), mm(),
+                 fmt::format("{}^T over {} tokens", name, tokens));
+}
+
 TEST_P(DeviceKernel, QueryProjectionFeatureMajorWithBias) {
     KernelHarness h(GetParam().instance, precision());
-    const Tensor x = rounded(random({kTokens, kHidden}, "x"), mm());
-    const LinearWeights w = rounded_linear(random_linear(kHidden, kHidden, "q"));
-    TileSet x_t = h.load("x^T", transposed(x), mm());
-    TileSet q_t = device::allocate_tiles(h.core(), kHidden, kTokens, mm(), "q^T");
-    device::feature_major_linear(h.ctx(), x_t, h.weights("wq", w.weight), h.columns("bq", w.bias),
-                                 isa::ActivationFunction::Identity, q_t);
-    h.store("out", q_t);
-    expect_close(h.run()->read("out"), transposed(reference::linear(x, w)), mm(), "Q^T");
+    expect_feature_major_linear(h, kTokens, kHidden, kHidden, "q");
+}
+
+// More tokens than the whole PSUM ring holds for one output tile (a large batch on one core): the
+// tokens go in passes; before, the last chunks took the ring round onto the first ones' banks.
+TEST_P(DeviceKernel, FeatureMajorLinearOverMoreTokensThanThePsumRingHolds) {
+    KernelHarness h(GetParam().instance, precision());
+    const uint32_t ring_tokens = h.ctx().psum.banks() * std::min(h.ctx().max_moving(), h.ctx().bank_fp32_elements());
+    expect_feature_major_linear(h, ring_tokens + 160, 64, 160, "wide");
 }
 
 TEST_P(DeviceKernel, FeedForwardFirstHalfWithGelu) {

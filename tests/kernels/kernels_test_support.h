@@ -19,14 +19,13 @@ inline std::filesystem::path shared_data(const std::string& relative) {
 
 inline std::filesystem::path vocab_path() { return shared_data("vocab/bert-base-uncased-vocab.txt"); }
 
-// A fresh directory named after the running test, removed when the object goes.
+// A fresh directory named after the running test (or `name`, e.g. in a suite's SetUpTestSuite where
+// no test runs), removed when the object goes.
 class ScratchDir {
 public:
-    ScratchDir() {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        path_ = std::filesystem::temp_directory_path() /
-                ("nsim-kernels-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" +
-                 std::to_string(::getpid()));
+    ScratchDir() : ScratchDir(running_test_name()) {}
+    explicit ScratchDir(const std::string& name) {
+        path_ = std::filesystem::temp_directory_path() / ("nsim-kernels-" + name + "-" + std::to_string(::getpid()));
         std::filesystem::remove_all(path_);
         std::filesystem::create_directories(path_);
     }
@@ -38,6 +37,11 @@ public:
     std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
 
 private:
+    static std::string running_test_name() {
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        return std::string(info->test_suite_name()) + "-" + info->name();
+    }
+
     std::filesystem::path path_;
 };
 

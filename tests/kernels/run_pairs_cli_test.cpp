@@ -18,6 +18,7 @@
 #include "isa/container_io.h"
 #include "isa/text_format.h"
 #include "kernels_test_support.h"
+#include "model_cli_support.h"
 #include "reference/bert_forward.h"
 #include "tokenizer/bert_tokenizer.h"
 
@@ -26,8 +27,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::run_command;
-using test::tool_path;
 using testing::ScratchDir;
+using testing::expect_neuron_sim_user_error;
 
 constexpr size_t kPairs = 8;
 constexpr size_t kSeq = 64;  // short enough that some MRPC pairs are truncated
@@ -57,8 +58,8 @@ fs::path write_mrpc_pairs(const fs::path& dir, size_t count = kPairs) {
     return path;
 }
 
-std::string build(const std::string& args) { return tool_path("neuron-build") + " bert " + args; }
-std::string sim(const std::string& instance) { return tool_path("neuron-sim") + " --instance " + instance + " run "; }
+std::string build(const std::string& args) { return testing::neuron_build_bert(args); }
+std::string sim(const std::string& instance) { return testing::neuron_sim(instance, "run"); }
 
 // The random-weight checkpoint directory DIR/ckpt.
 void write_checkpoint(const fs::path& dir, const BertConfig& config = pairs_config()) {
@@ -168,15 +169,6 @@ OwnCount count_metrics(const fs::path& pairs_file, const std::vector<PredictionL
     return count;
 }
 
-// One line on stderr, a non-zero exit, the message containing `needle`.
-void expect_user_error(const test::CommandResult& r, const std::string& needle) {
-    EXPECT_NE(r.exit_code, 0);
-    EXPECT_EQ(test::count_lines(r.err), 1) << r.err;
-    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
-    EXPECT_EQ(r.err.rfind("neuron-sim: ", 0), 0u) << r.err;
-    EXPECT_TRUE(r.out.empty()) << r.out;
-}
-
 TEST(RunPairs, HostEmbeddingFp32OnEveryCopyMatchesTheReferenceAndCountsItsMetrics) {
     ScratchDir dir;
     // 2 copies x batch 3: 8 pairs take 2 executions, the second padded with 4 dummy sequences.
@@ -270,46 +262,46 @@ protected:
 };
 
 TEST_F(RunPairsErrors, PairsWithoutFunctional) {
-    expect_user_error(run_command(run("--pairs " + pairs_.string())), "--pairs requires --functional");
+    expect_neuron_sim_user_error(run_command(run("--pairs " + pairs_.string())), "--pairs requires --functional");
 }
 
 TEST_F(RunPairsErrors, PairsOnATimingOnlyModel) {
     const fs::path timing = dir_ / "timing.bin";
     ASSERT_EQ(run_command(build("--model bert-base --seq 16 --timing-only -i trn1.2xlarge -o " + timing.string())).exit_code, 0);
-    expect_user_error(run_command(sim("trn1.2xlarge") + timing.string() + " --functional --pairs " + pairs_.string()),
+    expect_neuron_sim_user_error(run_command(sim("trn1.2xlarge") + timing.string() + " --functional --pairs " + pairs_.string()),
                       "built --timing-only");
 }
 
 TEST_F(RunPairsErrors, PairsOnABareProgram) {
     const fs::path bare = dir_ / "bare.bin";
     isa::write_file(bare, isa::write_container(isa::assemble(".target v2\n.cores 1\n.core 0\nact nop\n", "bare").container));
-    expect_user_error(run_command(sim("trn1.2xlarge") + bare.string() + " --functional --pairs " + pairs_.string()),
+    expect_neuron_sim_user_error(run_command(sim("trn1.2xlarge") + bare.string() + " --functional --pairs " + pairs_.string()),
                       "needs a BERT model built by neuron-build");
 }
 
 TEST_F(RunPairsErrors, MissingPairsFile) {
-    expect_user_error(run_command(run("--functional --pairs " + (dir_ / "nope.tsv").string())),
+    expect_neuron_sim_user_error(run_command(run("--functional --pairs " + (dir_ / "nope.tsv").string())),
                       (dir_ / "nope.tsv").string() + ": cannot open");
 }
 
 TEST_F(RunPairsErrors, MalformedLineNamesFileAndLine) {
     testing::write_text(dir_ / "bad.tsv", "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\tA.\tB.\n1\tonly two\n");
-    expect_user_error(run_command(run("--functional --pairs " + (dir_ / "bad.tsv").string())),
+    expect_neuron_sim_user_error(run_command(run("--functional --pairs " + (dir_ / "bad.tsv").string())),
                       (dir_ / "bad.tsv").string() + ":3: expected 5 tab-separated fields, found 2");
 }
 
 TEST_F(RunPairsErrors, FileWithoutPairs) {
     testing::write_text(dir_ / "empty.tsv", "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n");
-    expect_user_error(run_command(run("--functional --pairs " + (dir_ / "empty.tsv").string())), "no sentence pairs");
+    expect_neuron_sim_user_error(run_command(run("--functional --pairs " + (dir_ / "empty.tsv").string())), "no sentence pairs");
 }
 
 TEST_F(RunPairsErrors, UnwritablePredictions) {
-    expect_user_error(run_command(run("--functional --pairs " + pairs_.string() + " --predictions /nonexistent/dir/out.tsv")),
+    expect_neuron_sim_user_error(run_command(run("--functional --pairs " + pairs_.string() + " --predictions /nonexistent/dir/out.tsv")),
                       "/nonexistent/dir/out.tsv: cannot create the predictions file");
 }
 
 TEST_F(RunPairsErrors, MissingVocabulary) {
-    expect_user_error(run_command(run("--functional --pairs " + pairs_.string() + " --vocab " + (dir_ / "nope.txt").string())),
+    expect_neuron_sim_user_error(run_command(run("--functional --pairs " + pairs_.string() + " --vocab " + (dir_ / "nope.txt").string())),
                       (dir_ / "nope.txt").string() + ": cannot open the vocabulary");
 }
 
@@ -317,7 +309,7 @@ TEST_F(RunPairsErrors, RecordedCheckpointVocabularyGone) {
     fs::copy_file(testing::vocab_path(), dir_ / "ckpt" / "vocab.txt");
     const fs::path model = build_from_checkpoint(dir_.path(), "--seq 16 -i trn1.2xlarge", "with_vocab.bin");
     fs::remove(dir_ / "ckpt" / "vocab.txt");
-    expect_user_error(run_command(sim("trn1.2xlarge") + model.string() + " --functional --pairs " + pairs_.string()),
+    expect_neuron_sim_user_error(run_command(sim("trn1.2xlarge") + model.string() + " --functional --pairs " + pairs_.string()),
                       "vocabulary that neuron-build recorded is gone");
 }
 
@@ -325,7 +317,7 @@ TEST_F(RunPairsErrors, VocabularyLargerThanTheModelsWordTable) {
     BertConfig small = pairs_config();
     small.vocab_size = 1000;
     const fs::path model = build_model(dir_ / "small", "--seq 16 -i trn1.2xlarge", small);
-    expect_user_error(run_command(sim("trn1.2xlarge") + model.string() + " --functional --pairs " + pairs_.string()),
+    expect_neuron_sim_user_error(run_command(sim("trn1.2xlarge") + model.string() + " --functional --pairs " + pairs_.string()),
                       "30522 tokens, but the model's word table has 1000 rows");
 }
 
@@ -333,7 +325,7 @@ TEST_F(RunPairsErrors, HostEmbeddingModelWithoutTables) {
     const fs::path model = dir_ / "tiny.bin";
     ASSERT_EQ(run_command(build("--weights " + testing::shared_data("bert-tiny-sst2-fhe").string() +
                                 " --seq 16 -i trn1.2xlarge -o " + model.string())).exit_code, 0);
-    expect_user_error(run_command(sim("trn1.2xlarge") + model.string() + " --functional --pairs " + pairs_.string()),
+    expect_neuron_sim_user_error(run_command(sim("trn1.2xlarge") + model.string() + " --functional --pairs " + pairs_.string()),
                       "has no embedding tables");
 }
 
@@ -344,14 +336,14 @@ TEST_F(RunPairsErrors, HostEmbeddingTablesOfAnotherModel) {
     build_model(other, "--seq 16 -i trn1.2xlarge", other_config);
     fs::copy_file(other / "bert.embeddings.safetensors", dir_ / "bert.embeddings.safetensors",
                   fs::copy_options::overwrite_existing);
-    expect_user_error(run_command(run("--functional --pairs " + pairs_.string())),
+    expect_neuron_sim_user_error(run_command(run("--functional --pairs " + pairs_.string())),
                       "not the embedding tables this model was built with");
 }
 
 TEST_F(RunPairsErrors, HostEmbeddingTablesNoLongerNextToTheModel) {
     fs::create_directories(dir_ / "moved");
     fs::rename(model_, dir_ / "moved" / "bert.bin");
-    expect_user_error(run_command(sim("trn1.2xlarge") + (dir_ / "moved" / "bert.bin").string() + " --functional --pairs " +
+    expect_neuron_sim_user_error(run_command(sim("trn1.2xlarge") + (dir_ / "moved" / "bert.bin").string() + " --functional --pairs " +
                                   pairs_.string()),
                       (dir_ / "moved" / "bert.embeddings.safetensors").string() + ": missing");
 }
@@ -360,7 +352,7 @@ TEST(RunBuiltModel, ModelForAnotherGenerationIsAnError) {
     ScratchDir dir;
     const fs::path model = dir / "v2.bin";
     ASSERT_EQ(run_command(build("--model bert-base --seq 16 --timing-only -i inf2.xlarge -o " + model.string())).exit_code, 0);
-    expect_user_error(run_command(sim("inf1.2xlarge") + model.string()),
+    expect_neuron_sim_user_error(run_command(sim("inf1.2xlarge") + model.string()),
                       "the model is for NeuronCore-v2, but inf1.2xlarge has NeuronCore-v1");
 }
 

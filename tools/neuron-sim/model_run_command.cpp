@@ -10,7 +10,7 @@
 #include "common/tool_main.h"
 #include "core/run_report.h"
 #include "neuron-sim/model_session.h"
-#include "neuron-sim/progress_bar.h"
+#include "neuron-sim/execution_progress.h"
 
 namespace nsim::tools {
 namespace {
@@ -41,13 +41,13 @@ int run_model(const MachineSelection& machine, const RunOptions& options, const 
     std::vector<double> device_s, end_to_end_s;
     ExecutionTiming last;
     {
-        ProgressBar progress("running", options.iterations);
+        ExecutionProgress progress(session, "running", options.iterations);
         for (uint32_t i = 0; i < options.iterations; ++i) {
             if (trace_out.is_open() && i + 1 == options.iterations) session.trace_next_execution(&trace_out);
             last = session.execute();
             device_s.push_back(last.device_s);
             end_to_end_s.push_back(last.end_to_end_s());
-            progress.update(i + 1);
+            progress.execution_finished();
         }
     }
     if (trace_out.is_open() && !trace_out) throw UserError("cannot write the trace file " + options.trace_file);

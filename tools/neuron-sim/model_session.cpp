@@ -48,6 +48,10 @@ ModelSession::~ModelSession() = default;
 
 void ModelSession::trace_next_execution(std::ostream* out) { executor_->trace_next_execution(out); }
 
+void ModelSession::report_progress_to(std::function<void(uint64_t issued, uint64_t total)> progress) {
+    executor_->report_progress_to(std::move(progress));
+}
+
 uint32_t ModelSession::copies() const {
     return program().metadata_value("parallel") == "pipeline" ? 1 : metadata_u32(program(), "cores", 1);
 }

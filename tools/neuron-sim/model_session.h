@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -53,6 +54,9 @@ public:
 
     // The next execution also writes its Chrome trace here (null: none).
     void trace_next_execution(std::ostream* out);
+    // Executions from now on report, now and then while the engines run, how many of their
+    // instructions have issued (empty: no reports).
+    void report_progress_to(std::function<void(uint64_t issued, uint64_t total)> progress);
 
     // One execution; `real_sequences` (default: all) is how many rows the host embeds.
     ExecutionTiming execute(uint32_t real_sequences = UINT32_MAX);

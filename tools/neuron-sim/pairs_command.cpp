@@ -12,7 +12,7 @@
 #include "neuron-sim/model_session.h"
 #include "neuron-sim/model_vocabulary.h"
 #include "neuron-sim/pairs_report.h"
-#include "neuron-sim/progress_bar.h"
+#include "neuron-sim/execution_progress.h"
 #include "neuron-sim/token_inputs.h"
 
 namespace nsim::tools {
@@ -62,7 +62,7 @@ int run_pairs(const MachineSelection& machine, const RunOptions& options, const 
 
     std::vector<float> logits;
     {
-        ProgressBar progress("classifying", batches.batches.size());
+        ExecutionProgress progress(session, "classifying", batches.batches.size());
         for (const kernels::PairBatch& batch : batches.batches) {
             inputs.write(batch.tokens, session);
             // The trace shows the last execution, as plain `run --trace` does.
@@ -73,7 +73,7 @@ int run_pairs(const MachineSelection& machine, const RunOptions& options, const 
             const std::vector<uint8_t>& out = session.output(kernels::device::kLogits);
             const std::vector<float> all = kernels::builder::decode_values(out.data(), out.size() / sizeof(float), isa::DType::Fp32);
             logits.insert(logits.end(), all.begin(), all.begin() + batch.pairs * classes);
-            progress.update(outcome.executions + 1);
+            progress.execution_finished();
             ++outcome.executions;
         }
     }
