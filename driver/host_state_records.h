@@ -62,6 +62,13 @@ struct ModelRecord {
     uint64_t device_bytes = 0;
 };
 
+// A device-memory channel of the host: the driver's memory pools are per (device, channel).
+struct MemoryChannelId {
+    unsigned device = 0;
+    unsigned channel = 0;
+    bool operator<(const MemoryChannelId& o) const { return device != o.device ? device < o.device : channel < o.channel; }
+};
+
 // One process using the devices; written only by that process (processes/<pid>.json).
 struct ProcessRecord {
     int pid = 0;
@@ -70,8 +77,10 @@ struct ProcessRecord {
     std::vector<unsigned> open_devices; // devices with an open handle (/dev/neuronN)
     std::vector<CoreId> cores;          // NeuronCores it holds
     std::vector<ModelRecord> models;
-    std::map<unsigned, uint64_t> device_memory_bytes;  // by device
+    std::map<MemoryChannelId, uint64_t> device_memory_bytes;  // allocated, by device-memory channel
     uint64_t host_memory_bytes = 0;
+
+    uint64_t device_memory_on(unsigned device) const;   // over the device's channels
 };
 
 // Per-core activity in simulated time, for neuron-top (activity/<pid>.json).
@@ -104,7 +113,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ActivitySample, sim_end_s, interval_s, busy_s
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CoreActivity, core, samples)
 // A record without publish_period_wall_s (an older writer) reads as 0.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ActivityRecord, pid, updated_wall_s, publish_period_wall_s, cores)
-// device_memory_bytes is an object keyed by the device index as a string.
+// device_memory_bytes is an object keyed "device.channel" ("0.1"); a key without a channel (older
+// records) is channel 0.
 void to_json(nlohmann::json& j, const ProcessRecord& v);
 void from_json(const nlohmann::json& j, ProcessRecord& v);
 

@@ -299,8 +299,16 @@ unsigned NeuronDriver::channel_of_core(unsigned nc) const { return spec_.chip.me
 void NeuronDriver::account(const MemChunk& chunk, int64_t sign) {
     session_.update([&](ProcessRecord& r) {
         if (chunk.host) r.host_memory_bytes += uint64_t(sign * int64_t(chunk.size));
-        else r.device_memory_bytes[chunk.device] += uint64_t(sign * int64_t(chunk.size));
+        else r.device_memory_bytes[{chunk.device, chunk.channel}] += uint64_t(sign * int64_t(chunk.size));
     });
+}
+
+uint64_t NeuronDriver::others_device_memory(MemoryChannelId channel) const {
+    uint64_t bytes = 0;
+    for (const ProcessRecord& p : state_.live_processes())
+        if (p.pid != session_.identity().pid)
+            if (auto it = p.device_memory_bytes.find(channel); it != p.device_memory_bytes.end()) bytes += it->second;
+    return bytes;
 }
 
 uint64_t NeuronDriver::mem_alloc(unsigned device, uint64_t size, unsigned channel, unsigned nc, Lifespan lifespan, bool host) {
@@ -310,12 +318,18 @@ uint64_t NeuronDriver::mem_alloc(unsigned device, uint64_t size, unsigned channe
     if (!host && channel >= d.channels.size())
         throw DriverError(EINVAL, fmt::format("nd{}: no memory channel {}", device, channel));
     MemoryPool& pool = host ? d.host_pool : d.channels[channel];
+    // The real driver's pools live in the kernel, shared by every process; here each process has its
+    // own copy of the machine, so what the other live processes hold in this channel counts as taken.
+    HostState::Lock lock = state_.lock();
+    const uint64_t others = host ? 0 : others_device_memory({device, channel});
+    const uint64_t occupied = pool.occupied() + others, available = pool.total() - std::min(pool.total(), occupied);
     const bool injected = faults_.should_fail(Fault::FailMcAlloc);
-    const auto address = injected ? std::nullopt : pool.allocate(size, spec_.chip.driver.min_alloc_bytes);
+    const auto address = injected || pool.rounded(size) > available ? std::nullopt
+                                                                    : pool.allocate(size, spec_.chip.driver.min_alloc_bytes);
     if (!address) {
         const std::string message = fmt::format("mc_alloc: {} mempool [{}:{}] total {} occupied {} needed {} available {}",
                                                 host ? "host" : "device", host ? device : channel, 0, pool.total(),
-                                                pool.occupied(), pool.rounded(size), pool.available());
+                                                occupied, pool.rounded(size), available);
         log_.print(message);
         throw DriverError(ENOMEM, "neuron:" + message);
     }

@@ -91,7 +91,8 @@ public:
     bool is_open(unsigned device) const;
 
     // MEM_ALLOC: device memory on `channel` (or host memory) for core `nc`. Throws DriverError(ENOMEM)
-    // with the driver's mc_alloc message when the pool cannot satisfy it.
+    // with the driver's mc_alloc message when the pool cannot satisfy it; a device channel's pool is
+    // shared with every live process on the host, as the kernel's is.
     uint64_t mem_alloc(unsigned device, uint64_t size, unsigned channel, unsigned nc, Lifespan lifespan, bool host = false);
     void mem_free(uint64_t handle);
     const MemChunk& chunk(uint64_t handle) const;
@@ -139,6 +140,8 @@ private:
     void copy(uint64_t handle, uint64_t offset, void* host_data, uint64_t size, bool to_device);
     void update_machine(const std::function<void(MachineRecord&)>& change);
     void account(const MemChunk& chunk, int64_t sign);
+    // Device memory other live processes hold in `channel` (their process records).
+    uint64_t others_device_memory(MemoryChannelId channel) const;
     void release_process_memory();
 
     sim::Platform& platform_;

@@ -29,7 +29,7 @@ TEST(Memory, AllocationsComeFromTheChannelPoolAndOomUsesTheDriversWords) {
     const uint64_t channel_bytes = rig.spec.chip.memory.channel_bytes - rig.spec.chip.driver.memory_carveout_bytes;
     const uint64_t a = rig.driver.mem_alloc(0, 1 << 20, 1, 2, driver::Lifespan::Process);
     EXPECT_GE(rig.driver.chunk(a).address, rig.spec.chip.memory.channel_bytes);  // channel 1 sits above channel 0
-    EXPECT_EQ(rig.state.read_process(getpid())->device_memory_bytes.at(0), uint64_t(1) << 20);
+    EXPECT_EQ(rig.state.read_process(getpid())->device_memory_bytes.at({0, 1}), uint64_t(1) << 20);
     const uint64_t big = rig.driver.mem_alloc(0, channel_bytes - (1 << 20), 1, 2, driver::Lifespan::Process);
     try {
         rig.driver.mem_alloc(0, 4096, 1, 2, driver::Lifespan::Process);

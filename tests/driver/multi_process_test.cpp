@@ -51,6 +51,57 @@ TEST(MultiProcess, DisjointCoresBothWorkAndTheSameCoreNamesTheHolder) {
     EXPECT_EQ(b.wait(), 0);
 }
 
+// The child's one line, once it has exited with `code`.
+std::string outcome(test::Child& child, int code) {
+    const std::string line = child.line();
+    EXPECT_EQ(child.wait(), code) << line;
+    return line;
+}
+
+// A child whose runtime holds nc`core` of inf1.xlarge and allocates a device tensor of `bytes` next to
+// it; reports "ok" or the error, and holds the tensor until released.
+test::Child allocator(const test::TempHome& home, const std::string& core, uint64_t bytes) {
+    return test::Child([&home, core, bytes](std::string& message) {
+        runtime::RuntimeOptions options;
+        options.home = home.path();
+        options.visible_cores = core;
+        runtime::Runtime rt(test::shipped_configs().host("inf1.xlarge"), options);
+        runtime::Tensor* tensor = nullptr;
+        const bool ok = rt.init() == NrtStatus::Success &&
+                        rt.tensor_allocate(runtime::TensorPlacement::Device, -1, bytes, "t", &tensor) == NrtStatus::Success;
+        test::Child::send(ok ? "ok" : rt.last_error());
+        if (ok) test::Child::wait_for_parent();
+        message = "";
+        return ok ? 0 : 1;
+    });
+}
+
+TEST(MultiProcess, DeviceMemoryIsSharedByEveryProcessAsTheDriversPoolsAre) {
+    // nc0 and nc1 of inf1 both allocate from DDR channel 0 (4 GiB): 3 GiB in one process leave too
+    // little for 2 GiB in another, which gets the driver's OOM counting the first one's memory; once
+    // the first has exited the same allocation succeeds.
+    test::TempHome home;
+    const auto& chip = test::shipped_configs().chip("inferentia");
+    ASSERT_EQ(chip.memory_channel_of_core(0), chip.memory_channel_of_core(1));
+    const uint64_t gib = uint64_t(1) << 30, total = chip.memory.channel_bytes - chip.driver.memory_carveout_bytes;
+    test::Child a = allocator(home, "0", 3 * gib);
+    ASSERT_EQ(a.line(), "ok");
+    test::Child b = allocator(home, "1", 2 * gib);
+    const std::string error = outcome(b, 1);
+    EXPECT_EQ(error, fmt::format("NRT:nrt_tensor_allocate neuron:mc_alloc: device mempool [0:0] total {} occupied {} "
+                                 "needed {} available {}", total, 3 * gib, 2 * gib, total - 3 * gib));
+    test::Child c = allocator(home, "2", 2 * gib);  // nc2 allocates from channel 1
+    EXPECT_EQ(c.line(), "ok");
+    a.release();
+    EXPECT_EQ(a.wait(), 0);
+    test::Child d = allocator(home, "1", 2 * gib);
+    EXPECT_EQ(d.line(), "ok");
+    d.release();
+    EXPECT_EQ(d.wait(), 0);
+    c.release();
+    EXPECT_EQ(c.wait(), 0);
+}
+
 // A child whose runtime takes NEURON_RT_NUM_CORES=`count` from its environment; reports the cores it
 // claimed or the error, and holds them until released.
 test::Child counted(const test::TempHome& home, const std::string& count, bool hold) {
@@ -67,12 +118,6 @@ test::Child counted(const test::TempHome& home, const std::string& count, bool h
     });
 }
 
-// The child's one line, once it has exited with `code`.
-std::string outcome(test::Child& child, int code) {
-    const std::string line = child.line();
-    EXPECT_EQ(child.wait(), code) << line;
-    return line;
-}
 
 TEST(MultiProcess, NumCoresClaimsThatManyFreeCores) {
     test::TempHome home;

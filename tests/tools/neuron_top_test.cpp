@@ -49,7 +49,7 @@ TEST(NeuronTop, OnceShowsBusyCoresModelsAndTabs) {
     p.cores = {{0, 1}};
     p.open_devices = {0};
     p.models = {{10, "bert.neff", {{0, 1}}, 0.5, 512ull << 20}};
-    p.device_memory_bytes = {{0, 600ull << 20}};
+    p.device_memory_bytes = {{{0, 0}, 600ull << 20}};
     host.write(p);
     host.write_activity(p.pid, {{{0, 1}, 0.75}});
 

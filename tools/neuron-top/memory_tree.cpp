@@ -20,8 +20,7 @@ std::vector<TreeRow> memory_tree(const HostSnapshot& host, int pid, const std::s
         std::vector<uint64_t> core_total(device.nc_count, 0);
         for (const driver::ProcessRecord& process : host.processes) {
             if (pid != 0 && process.pid != pid) continue;
-            if (auto it = process.device_memory_bytes.find(device.index); it != process.device_memory_bytes.end())
-                device_total += it->second;
+            device_total += process.device_memory_on(device.index);
             for (const driver::ModelRecord& model : process.models) {
                 if (model.cores.empty() || model.cores.front().device != device.index) continue;
                 const uint32_t nc = model.cores.front().core / lnc;
