@@ -321,6 +321,17 @@ TEST_F(RunPairsErrors, VocabularyLargerThanTheModelsWordTable) {
                       "30522 tokens, but the model's word table has 1000 rows");
 }
 
+TEST_F(RunPairsErrors, ModelOverSeveralDevicesIsRefusedForFunctionalRuns) {
+    // 8 copies on inf1.6xlarge span two devices; the second device's rows would not come back.
+    BertConfig small = pairs_config();
+    small.vocab_size = 1000;
+    const fs::path model = build_model(dir_ / "wide", "--seq 16 --cores 8 -i inf1.6xlarge", small);
+    expect_neuron_sim_user_error(run_command(sim("inf1.6xlarge") + model.string() + " --functional"),
+                                 "functional runs of a model over 2 devices are not supported");
+    // Timing runs of it work.
+    EXPECT_EQ(run_command(sim("inf1.6xlarge") + model.string()).exit_code, 0);
+}
+
 TEST_F(RunPairsErrors, HostEmbeddingModelWithoutTables) {
     const fs::path model = dir_ / "tiny.bin";
     ASSERT_EQ(run_command(build("--weights " + testing::shared_data("bert-tiny-sst2-fhe").string() +

@@ -34,6 +34,13 @@ ModelSession::ModelSession(const config::HostSpec& spec, const std::vector<uint8
     runtime_->set_executor(std::move(executor));
     if (runtime_->init() != runtime::NrtStatus::Success) throw UserError(runtime_->last_error());
     if (runtime_->load(container_bytes, -1, &model_) != runtime::NrtStatus::Success) throw UserError(runtime_->last_error());
+    // Each device's cores write outputs into that device's memory, and the runtime reads them back from
+    // the first device's only: a functional run over several devices would return stale rows.
+    const size_t devices = model_->loaded.placement.devices().size();
+    if (functional_ && devices > 1)
+        throw UserError(fmt::format("functional runs of a model over {} devices are not supported (outputs are read from "
+                                    "the first device only); build it for at most {} cores",
+                                    devices, spec_.chip.cores_per_device));
     for (const isa::TensorInfo& t : model_->program.tensors) {
         if (t.role != isa::TensorRole::Input && t.role != isa::TensorRole::Output) continue;
         runtime::Tensor* tensor = nullptr;
