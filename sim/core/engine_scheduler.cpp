@@ -1,10 +1,15 @@
+#define SC_INCLUDE_DYNAMIC_PROCESSES  // sc_spawn
 #include "core/engine_scheduler.h"
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <deque>
+#include <exception>
+#include <functional>
 #include <map>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -21,27 +26,19 @@ namespace {
 // burst by burst at the burst's own simulated time, so concurrent DMAs interleave on them.
 constexpr uint64_t kBurstBytes = uint64_t(1) << 16;
 
-// Events between two ExecutionOptions::progress calls: rare enough to cost nothing next to the
-// events themselves, frequent enough for a progress bar even in functional runs, where one
-// instruction can take a hundred microseconds of host time.
-constexpr uint64_t kEventsPerProgressReport = 256;
+// Issued instructions between two ExecutionOptions::progress calls: rare enough to cost nothing
+// next to the instructions themselves, frequent enough for a progress bar even in functional runs,
+// where one instruction can take a hundred microseconds of host time.
+constexpr uint64_t kInstructionsPerProgressReport = 256;
 
+// The engines count simulated time in picoseconds, SystemC in its time resolution: the two must agree.
 sc_core::sc_time at_ps(uint64_t ps) { return sc_core::sc_time::from_value(ps); }
-
-// SystemC counts time in its resolution (1 ps unless changed); the engines count picoseconds.
+uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
 uint64_t to_ps(double seconds) { return uint64_t(std::llround(seconds * 1e12)); }
 
-void advance_systemc_to(uint64_t ps) {
-    const sc_core::sc_time target = sc_core::sc_time(double(ps), sc_core::SC_PS);
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    if (target <= now) return;
-    const sc_core::sc_process_handle current = sc_core::sc_get_current_process_handle();
-    if (current.valid() && current.proc_kind() == sc_core::SC_THREAD_PROC_)
-        sc_core::wait(target - now);
-    else if (!current.valid())
-        sc_core::sc_start(target - now);
-    // Inside a method process SystemC time cannot be advanced; the caller owns the time then.
-}
+// Thrown inside a queue's process whose run is over (a deadlock, or an error in another queue) to
+// unwind it without running another instruction.
+struct RunAbandoned {};
 
 }  // namespace
 
@@ -54,7 +51,6 @@ struct EngineScheduler::Impl {
         isa::Engine engine = isa::Engine::Pe;
         uint8_t number = 0;
         State state = State::Ready;
-        bool in_wait_list = false;
         size_t next = 0;
         uint64_t started = 0;      // current instruction's issue time
         uint64_t wait_since = 0;
@@ -65,6 +61,8 @@ struct EngineScheduler::Impl {
         uint32_t track = 0;
         uint64_t busy_ps = 0, wait_ps = 0, instructions = 0, bytes = 0;
         std::string name;
+        bool in_wait_list = false;
+        sc_core::sc_event wake;    // its process's turn has come
     };
 
     // One copy of the program's device region as a core reaches it.
@@ -91,9 +89,8 @@ struct EngineScheduler::Impl {
         uint64_t sent = 0;
     };
 
-    struct Transfer {
-        uint32_t queue = 0;
-        uint64_t total = 0, moved = 0, end = 0;
+    // The shared resources one transfer crosses and how many of its bytes each carries.
+    struct Path {
         std::array<Leg, 5> legs{};  // the most a path crosses: DMA engine, two memories, PCIe up and down
         size_t leg_count = 0;
         void add(BandwidthModel* model, uint64_t bytes) {
@@ -113,20 +110,28 @@ struct EngineScheduler::Impl {
     ExecutionOptions options;
     CostModel cost;
     std::vector<Core> cores;
-    std::vector<Queue> queues;
-    EventQueue events;
-    std::vector<Transfer> transfers;
-    std::vector<uint32_t> free_transfers;
+    std::deque<Queue> queues;  // a deque: a queue holds an sc_event, which does not move
     std::map<RendezvousKey, std::vector<Arrival>> rendezvous;
     std::map<RendezvousKey, uint32_t> rendezvous_counts;
     TraceRecorder trace;
-    size_t finished = 0;
-    uint32_t iteration = 0;
     uint64_t dma_overhead_ps = 0;
     uint64_t collective_bytes = 0;
 
+    // The run in progress.
+    uint32_t iterations = 1;
+    uint32_t iteration = 0;
+    uint64_t iteration_start = 0, end = 0;
+    size_t finished = 0;  // queues done with the current iteration
+    EventQueue events;  // what resumes next, and when
+    bool over = false;
+    std::exception_ptr failure;
+    std::vector<double> iteration_s;
+    uint64_t issued = 0, issued_total = 0;
+
     Impl(Platform& p, const isa::Container& c, const ProgramPlacement& pl, ExecutionOptions o)
         : platform(p), program(c), placement(pl), options(o), cost(p.spec().chip.core) {
+        if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
+            throw std::logic_error("the engines count picoseconds: SystemC's time resolution must be 1 ps");
         dma_overhead_ps = to_ps(cost.dma_overhead_seconds());
         const config::NeuronCoreSpec& spec = p.spec().chip.core;
         for (uint32_t i = 0; i < placement.cores.size(); ++i) {
@@ -156,7 +161,7 @@ struct EngineScheduler::Impl {
                 throw RunError(fmt::format("{}: the program has only {} cores", isa::describe(s), cores.size()));
             if (!cost.has_engine(s.engine))
                 throw RunError(fmt::format("{}: {} has no {} engine", isa::describe(s), spec.name, isa::name_of(s.engine)));
-            Queue q;
+            Queue& q = queues.emplace_back();
             q.core = s.core;
             q.stream = &s;
             q.engine = s.engine;
@@ -174,7 +179,6 @@ struct EngineScheduler::Impl {
                 q.track = trace.add_track(s.core, fmt::format("core {} (device {} nc {})", s.core, pc.device, pc.core),
                                           isa::queue_name(s.engine, s.queue));
             }
-            queues.push_back(std::move(q));
         }
     }
 
@@ -200,43 +204,124 @@ struct EngineScheduler::Impl {
         }
     }
 
-    // ---- issuing --------------------------------------------------------------------------------
+    // ---- the turn -------------------------------------------------------------------------------
+    // One queue's process runs at a time: the one whose wake-up is first in `events`. When it has
+    // scheduled what it waits for, it passes the turn on (pass_turn): it makes visible the signals
+    // due before the next wake-up, lets SystemC time run to that wake-up and resumes that process
+    // (through its sc_event), then sleeps until its own wake-up comes round.
 
-    void issue(uint32_t qi, uint64_t now) {
+    // The calling queue's process lets its turn go and sleeps until its next wake-up.
+    void yield(Queue& me) {
+        if (pass_turn(&me)) return;
+        if (over) throw RunAbandoned{};
+        sleep(me);
+    }
+
+    void sleep(Queue& me) {
+        sc_core::wait(me.wake);
+        if (over) throw RunAbandoned{};
+    }
+
+    // The calling process resumes at `ps`, behind everything already due then.
+    void resume_at(Queue& me, uint32_t qi, uint64_t ps) {
+        events.schedule(ps, EventKind::Wake, qi);
+        yield(me);
+    }
+
+    // Works through `events` until the next wake-up: returns true when it is `me`'s own (the caller
+    // goes on), false when another queue's process has the turn now or the run is over.
+    bool pass_turn(Queue* me) {
+        for (;;) {
+            if (events.empty()) {
+                settle();
+                if (over) return false;
+                continue;
+            }
+            const Event& next = events.top();
+            const uint64_t now = now_ps();
+            if (next.time > now) {
+                if (next.kind == EventKind::Wake && &queues[next.a] != me) {
+                    const Event e = events.pop();
+                    queues[e.a].wake.notify(at_ps(e.time - now));
+                    return false;
+                }
+                sc_core::wait(at_ps(next.time - now));
+                continue;
+            }
+            const Event e = events.pop();
+            switch (e.kind) {
+                case EventKind::Wake:
+                    if (&queues[e.a] == me) return true;
+                    queues[e.a].wake.notify();
+                    return false;
+                case EventKind::Signal: change_semaphore(e.a, e.b, cores[e.a].semaphores.at(e.b) + 1); break;
+                case EventKind::SetSemaphore: change_semaphore(e.a, e.b, e.c); break;
+            }
+        }
+    }
+
+    // ---- one queue's process --------------------------------------------------------------------
+
+    void run_queue(uint32_t qi) {
         Queue& q = queues[qi];
-        if (q.state == State::Done) return;
-        if (q.next >= q.stream->instructions.size()) {
-            q.state = State::Done;
-            ++finished;
-            return;
-        }
-        const isa::Instruction& inst = q.stream->instructions[q.next];
-        if (inst.sync.wait_semaphore != isa::kNoSemaphore &&
-            cores[q.core].semaphores[inst.sync.wait_semaphore] < inst.sync.wait_value) {
-            if (q.state != State::Waiting) {
-                q.state = State::Waiting;
-                q.wait_since = now;
+        try {
+            sleep(q);  // until its first wake-up
+            for (uint32_t it = 1;; ++it) {
+                for (q.next = 0; q.next < q.stream->instructions.size(); ++q.next) issue(q, qi);
+                q.state = State::Done;
+                ++finished;
+                if (it == iterations) break;
+                yield(q);  // the next iteration starts it again
             }
-            if (!q.in_wait_list) {
-                cores[q.core].waiting.push_back(qi);
-                q.in_wait_list = true;
-            }
-            return;
+            pass_turn(nullptr);
+        } catch (const RunAbandoned&) {
+        } catch (const sc_core::sc_unwind_exception&) {
+            throw;  // killed: SystemC unwinds the process
+        } catch (...) {
+            fail(std::current_exception());
         }
-        if (q.state == State::Waiting) q.wait_ps += now - q.wait_since;
-        q.state = State::Busy;
-        q.started = now;
-        ++q.instructions;
+    }
 
+    void issue(Queue& q, uint32_t qi) {
+        const isa::Instruction& inst = q.stream->instructions[q.next];
+        acquire(q, qi, inst.sync);
+        q.state = State::Busy;
+        q.started = now_ps();
+        ++q.instructions;
+        report_progress();
         switch (isa::info(inst.opcode).cost) {
-            case isa::CostClass::Dma: start_dma(qi, inst, now); return;
-            case isa::CostClass::Collective: arrive(qi, inst, now); return;
+            case isa::CostClass::Dma: transfer(q, qi, inst); return;
+            case isa::CostClass::Collective: rendezvous_at(q, qi, inst); return;
             default: break;
         }
         if (inst.opcode == isa::Opcode::Barrier) {
-            arrive(qi, inst, now);
+            rendezvous_at(q, qi, inst);
             return;
         }
+        compute(q, qi, inst);
+    }
+
+    // Returns once the instruction's semaphore wait holds.
+    void acquire(Queue& q, uint32_t qi, const isa::Sync& sync) {
+        if (sync.wait_semaphore == isa::kNoSemaphore) return;
+        Core& core = cores[q.core];
+        if (core.semaphores[sync.wait_semaphore] >= sync.wait_value) return;
+        q.state = State::Waiting;
+        q.wait_since = now_ps();
+        // change_semaphore wakes the queue when the wait holds; a sem_set due at the same time can
+        // have lowered the value again by the time it resumes.
+        while (core.semaphores[sync.wait_semaphore] < sync.wait_value) {
+            if (!q.in_wait_list) {
+                core.waiting.push_back(qi);
+                q.in_wait_list = true;
+            }
+            yield(q);
+        }
+        q.wait_ps += now_ps() - q.wait_since;
+    }
+
+    void compute(Queue& q, uint32_t qi, const isa::Instruction& inst) {
+        const uint64_t now = q.started;
         const bool back_to_back = q.last_matmul_end == now;
         const InstructionCost c = cost.compute(inst, q.engine, &q.pe, back_to_back);
         const uint64_t busy = cycles_to_ps(q, c.cycles);
@@ -249,33 +334,38 @@ struct EngineScheduler::Impl {
         if (inst.opcode == isa::Opcode::SemSet)
             events.schedule(now + busy, EventKind::SetSemaphore, q.core, inst.u32(isa::fields::SemSet::sem),
                             inst.u32(isa::fields::SemSet::value));
-        finish(qi, now + busy, now + busy + cycles_to_ps(q, c.latency_cycles));
+        finish(q, qi, inst, now + busy, now + busy + cycles_to_ps(q, c.latency_cycles));
     }
 
-    // The queue's current instruction occupied it until `free`; its results are visible at `visible`.
-    void finish(uint32_t qi, uint64_t free, uint64_t visible) {
-        Queue& q = queues[qi];
-        const isa::Instruction& inst = q.stream->instructions[q.next];
+    // The queue's current instruction occupies it until `free`; its results are visible at `visible`.
+    // Returns at `free`.
+    void finish(Queue& q, uint32_t qi, const isa::Instruction& inst, uint64_t free, uint64_t visible) {
+        complete(q, qi, inst, free, visible);
+        yield(q);
+    }
+
+    // Records the instruction and schedules its signal and the queue's next wake-up at `free`.
+    void complete(Queue& q, uint32_t qi, const isa::Instruction& inst, uint64_t free, uint64_t visible) {
         q.busy_ps += free - q.started;
         if (options.trace) trace.record(q.track, inst.opcode, q.started, free - q.started, uint32_t(q.next), iteration);
         if (inst.sync.signal_semaphore != isa::kNoSemaphore)
             events.schedule(visible, EventKind::Signal, q.core, inst.sync.signal_semaphore);
-        ++q.next;
         q.state = State::Ready;
-        events.schedule(free, EventKind::Issue, qi);
+        events.schedule(free, EventKind::Wake, qi);
     }
 
-    void change_semaphore(uint32_t core_index, uint32_t semaphore, uint32_t value, uint64_t now) {
+    void change_semaphore(uint32_t core_index, uint32_t semaphore, uint32_t value) {
         Core& core = cores[core_index];
         core.semaphores.at(semaphore) = value;
-        // Wake every queue of the core whose wait now holds; they re-check when they issue.
+        // Wake every queue of the core whose wait now holds; they re-check when they resume.
+        const uint64_t now = now_ps();
         size_t kept = 0;
         for (uint32_t qi : core.waiting) {
             Queue& q = queues[qi];
             const isa::Sync& sync = q.stream->instructions[q.next].sync;
             if (core.semaphores[sync.wait_semaphore] >= sync.wait_value) {
                 q.in_wait_list = false;
-                events.schedule(now, EventKind::Issue, qi);
+                events.schedule(now, EventKind::Wake, qi);
             } else {
                 core.waiting[kept++] = qi;
             }
@@ -299,61 +389,41 @@ struct EngineScheduler::Impl {
         }
     }
 
-    uint32_t new_transfer() {
-        if (!free_transfers.empty()) {
-            const uint32_t t = free_transfers.back();
-            free_transfers.pop_back();
-            transfers[t] = Transfer{};
-            return t;
-        }
-        transfers.emplace_back();
-        return uint32_t(transfers.size() - 1);
-    }
-
-    void start_dma(uint32_t qi, const isa::Instruction& inst, uint64_t now) {
-        Queue& q = queues[qi];
+    // A DMA: the fixed overhead, then its bytes burst by burst, each reserving every resource on the
+    // path at the burst's own time; the next burst starts when the slowest resource can take it.
+    void transfer(Queue& q, uint32_t qi, const isa::Instruction& inst) {
         const Core& core = cores[q.core];
         const isa::AccessPattern& dst = inst.ap(isa::fields::DmaCopy::dst);
         const isa::AccessPattern& src = inst.ap(isa::fields::DmaCopy::src);
         functional(q, [&] { copy_elements(dst, src, core.spaces); });
         const uint64_t src_bytes = CostModel::operand_bytes(src), dst_bytes = CostModel::operand_bytes(dst);
-        const uint32_t t = new_transfer();
-        Transfer& transfer = transfers[t];
-        transfer.queue = qi;
-        transfer.total = std::max(src_bytes, dst_bytes);
-        transfer.end = now + dma_overhead_ps;
-        transfer.add(q.dma_engine, transfer.total);
-        transfer.add(resource_of(core, src, true), src_bytes);
-        transfer.add(resource_of(core, dst, false), dst_bytes);
-        q.bytes += transfer.total;
-        events.schedule(now + dma_overhead_ps, EventKind::DmaBurst, t);
-    }
-
-    void dma_burst(uint32_t t, uint64_t now) {
-        Transfer& transfer = transfers[t];
-        const uint64_t burst = std::min(kBurstBytes, transfer.total - transfer.moved);
-        transfer.moved += burst;
-        const bool last = transfer.moved == transfer.total;
-        uint64_t next = now;
-        for (size_t l = 0; l < transfer.leg_count; ++l) {
-            Leg& leg = transfer.legs[l];
-            const uint64_t share =
-                last ? leg.bytes - leg.sent
-                     : uint64_t((unsigned __int128)leg.bytes * transfer.moved / transfer.total) - leg.sent;
-            leg.sent += share;
-            const uint64_t arrived = leg.model->transfer(at_ps(now), share).value();
-            const uint64_t latency = leg.model->latency().value();
-            next = std::max(next, arrived - std::min(arrived, latency));
-            transfer.end = std::max(transfer.end, arrived);
+        const uint64_t total = std::max(src_bytes, dst_bytes);
+        Path path;
+        path.add(q.dma_engine, total);
+        path.add(resource_of(core, src, true), src_bytes);
+        path.add(resource_of(core, dst, false), dst_bytes);
+        q.bytes += total;
+        uint64_t end = q.started + dma_overhead_ps;
+        resume_at(q, qi, end);
+        for (uint64_t moved = 0;;) {
+            const uint64_t now = now_ps();
+            moved += std::min(kBurstBytes, total - moved);
+            const bool last = moved == total;
+            uint64_t next = now;
+            for (size_t l = 0; l < path.leg_count; ++l) {
+                Leg& leg = path.legs[l];
+                const uint64_t share =
+                    last ? leg.bytes - leg.sent : uint64_t((unsigned __int128)leg.bytes * moved / total) - leg.sent;
+                leg.sent += share;
+                const uint64_t arrived = leg.model->transfer(at_ps(now), share).value();
+                const uint64_t latency = leg.model->latency().value();
+                next = std::max(next, arrived - std::min(arrived, latency));
+                end = std::max(end, arrived);
+            }
+            if (last) break;
+            resume_at(q, qi, next);
         }
-        if (!last) {
-            events.schedule(next, EventKind::DmaBurst, t);
-            return;
-        }
-        const uint32_t qi = transfer.queue;
-        const uint64_t end = transfer.end;
-        free_transfers.push_back(t);
-        finish(qi, end, end);
+        finish(q, qi, inst, end, end);
     }
 
     // ---- collectives, send/recv, barrier ----------------------------------------------------------
@@ -378,9 +448,9 @@ struct EngineScheduler::Impl {
     }
 
     // The k-th collective a core issues for a group meets the k-th of every other member; a send
-    // meets the receiver's k-th recv from that sender on that channel.
-    void arrive(uint32_t qi, const isa::Instruction& inst, uint64_t now) {
-        Queue& q = queues[qi];
+    // meets the receiver's k-th recv from that sender on that channel. The last to arrive carries
+    // the collective out; every member's queue is occupied until it ends.
+    void rendezvous_at(Queue& q, uint32_t qi, const isa::Instruction& inst) {
         q.state = State::Rendezvous;
         RendezvousKey key{};
         uint32_t expected = 0;
@@ -405,11 +475,13 @@ struct EngineScheduler::Impl {
             expected = g.count;
         }
         std::vector<Arrival>& members = rendezvous[key];
-        members.push_back({qi, now});
-        if (members.size() < expected) return;
-        std::vector<Arrival> met = std::move(members);
-        rendezvous.erase(key);
-        meet(met, now);
+        members.push_back({qi, now_ps()});
+        if (members.size() == expected) {
+            std::vector<Arrival> met = std::move(members);
+            rendezvous.erase(key);
+            meet(met);
+        }
+        yield(q);  // until the collective has ended (meet schedules every member's wake-up)
     }
 
     // The resources one core-to-core step of `bytes` crosses, reserved from `ready`; returns when it
@@ -417,7 +489,7 @@ struct EngineScheduler::Impl {
     uint64_t core_to_core(const Queue& sender, uint32_t to_core, uint64_t bytes, uint64_t ready) {
         const Core& from = cores[sender.core];
         const Core& to = cores[to_core];
-        Transfer path;
+        Path path;
         path.add(sender.dma_engine, bytes);
         // Staged through the device memory next to each core.
         BandwidthModel* from_memory = &from.weights.channel->timing();
@@ -452,7 +524,9 @@ struct EngineScheduler::Impl {
         return nullptr;
     }
 
-    void meet(std::vector<Arrival>& met, uint64_t now) {
+    // Carries out the collective whose members `met` have all arrived.
+    void meet(std::vector<Arrival>& met) {
+        const uint64_t now = now_ps();
         const Queue& first = queues[met.front().queue];
         const isa::Instruction& inst = first.stream->instructions[first.next];
         uint64_t end = now;
@@ -491,7 +565,7 @@ struct EngineScheduler::Impl {
             Queue& q = queues[a.queue];
             q.wait_ps += now - a.time;  // waiting for the peers is not work
             q.started = now;
-            finish(a.queue, end, end);
+            complete(q, a.queue, q.stream->instructions[q.next], end, end);
         }
     }
 
@@ -563,6 +637,7 @@ struct EngineScheduler::Impl {
     }
 
     void start_iteration(uint64_t now) {
+        iteration_start = now;
         finished = 0;
         for (Core& core : cores) {
             std::fill(core.semaphores.begin(), core.semaphores.end(), 0);
@@ -575,9 +650,50 @@ struct EngineScheduler::Impl {
             q.next = 0;
             q.state = State::Ready;
             q.in_wait_list = false;
-            events.schedule(now, EventKind::Issue, qi);
+            events.schedule(now, EventKind::Wake, qi);
         }
     }
+
+    // Nothing is left to happen: the iteration ended, or the run deadlocked.
+    void settle() {
+        if (over) return;
+        const uint64_t now = now_ps();
+        if (finished != queues.size()) {
+            fail(std::make_exception_ptr(DeadlockError(deadlock_report(now))));
+            return;
+        }
+        iteration_s.push_back(double(now - iteration_start) * 1e-12);
+        if (iteration + 1 < iterations) {
+            ++iteration;
+            start_iteration(now);
+            return;
+        }
+        end = now;
+        stop();
+    }
+
+    void fail(std::exception_ptr error) {
+        if (over) return;
+        failure = error;
+        stop();
+    }
+
+    // Ends the run from inside the simulation: the processes still sleeping (after a deadlock or an
+    // error) wake, see it is over and return, so none of them lingers; sc_start returns to run().
+    void stop() {
+        over = true;
+        for (Queue& q : queues) {
+            q.wake.cancel();
+            q.wake.notify();
+        }
+        sc_core::sc_pause();
+    }
+
+    void report_progress() {
+        ++issued;
+        if (options.progress && issued % kInstructionsPerProgressReport == 0) options.progress(issued, issued_total);
+    }
+
 
     struct Counters {
         uint64_t memory = 0, pcie = 0, links = 0;
@@ -594,52 +710,49 @@ struct EngineScheduler::Impl {
         return c;
     }
 
-    // Tells options.progress how many instructions have issued, every kEventsPerProgressReport events.
-    struct ProgressReporter {
-        const Impl& impl;
-        uint64_t total = 0, events = 0;
-        explicit ProgressReporter(const Impl& i) : impl(i) {
-            for (const Queue& q : impl.queues) total += q.stream->instructions.size();
-            total *= std::max<uint32_t>(1, impl.options.iterations);
+    // Spawns the queues' processes and runs the simulation until they all finished every iteration,
+    // deadlocked or failed.
+    void simulate() {
+        if (sc_core::sc_get_curr_process_kind() != sc_core::SC_NO_PROC_)
+            throw std::logic_error("EngineScheduler::run() is host software: call it between sc_start calls");
+        const uint64_t start = now_ps();
+        iteration = 0;
+        iteration_s.clear();
+        over = false;
+        failure = nullptr;
+        end = start;
+        events.clear();
+        start_iteration(start);
+        if (queues.empty()) {
+            iteration_s.assign(iterations, 0.0);
+            return;
         }
-        void after_event() {
-            if (!impl.options.progress || ++events % kEventsPerProgressReport != 0) return;
-            uint64_t issued = 0;
-            for (const Queue& q : impl.queues) issued += q.instructions;
-            impl.options.progress(issued, total);
+        // Every process first sleeps; the first wake-up is handed over once they all do.
+        for (uint32_t qi = 0; qi < queues.size(); ++qi) sc_core::sc_spawn([this, qi] { run_queue(qi); });
+        queues[events.pop().a].wake.notify(sc_core::SC_ZERO_TIME);
+        while (!over) {
+            sc_core::sc_start();
+            if (!over && !sc_core::sc_pending_activity())
+                throw std::logic_error("the engine queues' processes stopped before their run was over");
         }
-    };
+        if (failure) std::rethrow_exception(failure);
+    }
 
     RunStatistics run() {
-        ProgressReporter progress(*this);
+        iterations = std::max<uint32_t>(1, options.iterations);
+        issued = 0;
+        issued_total = 0;
+        for (const Queue& q : queues) issued_total += q.stream->instructions.size();
+        issued_total *= iterations;
         const auto host_start = std::chrono::steady_clock::now();
         const Counters before = counters();
-        const uint64_t start = sc_core::sc_time_stamp().value();
-        uint64_t now = start;
-        RunStatistics stats;
-        for (iteration = 0; iteration < std::max<uint32_t>(1, options.iterations); ++iteration) {
-            const uint64_t iteration_start = now;
-            start_iteration(now);
-            while (!events.empty()) {
-                const Event e = events.pop();
-                now = e.time;
-                switch (e.kind) {
-                    case EventKind::Issue: issue(e.a, now); break;
-                    case EventKind::Signal:
-                        change_semaphore(e.a, e.b, cores[e.a].semaphores.at(e.b) + 1, now);
-                        break;
-                    case EventKind::SetSemaphore: change_semaphore(e.a, e.b, e.c, now); break;
-                    case EventKind::DmaBurst: dma_burst(e.a, now); break;
-                }
-                progress.after_event();
-            }
-            if (finished != queues.size()) throw DeadlockError(deadlock_report(now));
-            stats.iteration_s.push_back(double(now - iteration_start) * 1e-12);
-            advance_systemc_to(now);
-        }
+        const uint64_t start = now_ps();
+        simulate();
         const Counters after = counters();
 
-        stats.time_s = double(now - start) * 1e-12;
+        RunStatistics stats;
+        stats.iteration_s = iteration_s;
+        stats.time_s = double(end - start) * 1e-12;
         const config::EngineSpec* tensor = nullptr;
         for (const auto& e : cost.core().engines)
             if (e.name == "tensor") tensor = &e;

@@ -3,13 +3,15 @@
 // semaphores, and its DMAs and collectives move bytes through the device's shared DMA engines,
 // memory channels, PCIe link and NeuronLinks. Overlap, stalls and contention come out of that.
 //
-// Why a hand-rolled event queue rather than one SC_THREAD per engine: time advances per
-// instruction and per DMA burst, and each of those is a heap push/pop (~100 ns of host time) instead
-// of a coroutine switch plus a SystemC timed notification; a deadlock is simply "no event left while a
-// queue is unfinished". The queue runs ahead of SystemC time (temporal decoupling, as TLM-2.0
-// loosely-timed initiators do) and synchronises SystemC time at the end of every iteration, so the
-// rest of the platform sees the run take its simulated time. Shared resources are the platform's own
-// BandwidthModels, reserved at each burst's simulated time.
+// Each engine queue is a SystemC thread (sc_spawn) that runs its stream in order: it sleeps on its
+// sc_event while it waits for a semaphore, for the other members of a collective, or while an
+// instruction or a DMA burst occupies it, and SystemC time is the engines' clock. SystemC leaves the
+// order of processes woken at the same time unspecified, and that order decides who gets a shared
+// resource first (a DMA engine, a memory channel); so the run keeps its wake-ups and semaphore
+// signals in one time-ordered list (event_queue.h, same-time entries first-scheduled first) and one
+// queue process runs at a time: the one holding the turn, which it passes on to the next wake-up.
+// host software calls run() between sc_start calls; run() spawns the processes and runs the
+// simulation until they have all returned (finished, deadlocked or failed).
 #pragma once
 
 #include <cstdint>
@@ -28,8 +30,8 @@ struct ExecutionOptions {
     bool functional = false;  // compute real values; off: timing only, no data is touched
     bool trace = false;       // record one slice per instruction (trace())
     uint32_t iterations = 1;  // run the program this many times back to back, semaphores reset between
-    // Called every so many simulation events of run() with the instructions issued so far and the
-    // run's total (all iterations), so that a tool can show how far one long execution has got.
+    // Called every so many issued instructions with the instructions issued so far and the run's
+    // total (all iterations), so that a tool can show how far one long execution has got.
     std::function<void(uint64_t issued, uint64_t total)> progress;
 };
 
