@@ -7,8 +7,8 @@
 #include <cmath>
 #include <deque>
 #include <exception>
-#include <functional>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -26,24 +26,40 @@ namespace {
 // burst by burst at the burst's own simulated time, so concurrent DMAs interleave on them.
 constexpr uint64_t kBurstBytes = uint64_t(1) << 16;
 
-// Issued instructions between two ExecutionOptions::progress calls: rare enough to cost nothing
-// next to the instructions themselves, frequent enough for a progress bar even in functional runs,
-// where one instruction can take a hundred microseconds of host time.
-constexpr uint64_t kInstructionsPerProgressReport = 256;
+// Events between two ExecutionOptions::progress calls: rare enough to cost nothing next to the
+// events themselves, frequent enough for a progress bar even in functional runs, where one
+// instruction can take a hundred microseconds of host time.
+constexpr uint64_t kEventsPerProgressReport = 256;
 
 // The engines count simulated time in picoseconds, SystemC in its time resolution: the two must agree.
 sc_core::sc_time at_ps(uint64_t ps) { return sc_core::sc_time::from_value(ps); }
 uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
 uint64_t to_ps(double seconds) { return uint64_t(std::llround(seconds * 1e12)); }
 
-// Thrown inside a queue's process whose run is over (a deadlock, or an error in another queue) to
-// unwind it without running another instruction.
-struct RunAbandoned {};
-
 }  // namespace
 
 struct EngineScheduler::Impl {
     enum class State : uint8_t { Ready, Waiting, Busy, Rendezvous, Done };
+
+    struct Leg {
+        BandwidthModel* model = nullptr;
+        uint64_t bytes = 0;
+        uint64_t sent = 0;
+    };
+
+    // The shared resources one transfer crosses and how many of its bytes each carries.
+    struct Path {
+        std::array<Leg, 5> legs{};  // the most a path crosses: DMA engine, two memories, PCIe up and down
+        size_t leg_count = 0;
+        void add(BandwidthModel* model, uint64_t bytes) {
+            if (model && bytes) legs[leg_count++] = Leg{model, bytes, 0};
+        }
+    };
+
+    // A DMA in progress: its path, how far it has got, and when its last byte has arrived.
+    struct Transfer : Path {
+        uint64_t total = 0, moved = 0, end = 0;
+    };
 
     struct Queue {
         uint32_t core = 0;  // program core
@@ -62,7 +78,10 @@ struct EngineScheduler::Impl {
         uint64_t busy_ps = 0, wait_ps = 0, instructions = 0, bytes = 0;
         std::string name;
         bool in_wait_list = false;
-        sc_core::sc_event wake;    // its process's turn has come
+        bool bursting = false;     // its next step moves the next burst of `transfer`
+        Transfer transfer;
+        sc_core::sc_event wake;    // triggers its process: its turn has come
+        sc_core::sc_process_handle process;
     };
 
     // One copy of the program's device region as a core reaches it.
@@ -81,21 +100,6 @@ struct EngineScheduler::Impl {
         MemorySpaces spaces;
         std::vector<uint32_t> semaphores;
         std::vector<uint32_t> waiting;  // queues blocked on one of this core's semaphores
-    };
-
-    struct Leg {
-        BandwidthModel* model = nullptr;
-        uint64_t bytes = 0;
-        uint64_t sent = 0;
-    };
-
-    // The shared resources one transfer crosses and how many of its bytes each carries.
-    struct Path {
-        std::array<Leg, 5> legs{};  // the most a path crosses: DMA engine, two memories, PCIe up and down
-        size_t leg_count = 0;
-        void add(BandwidthModel* model, uint64_t bytes) {
-            if (model && bytes) legs[leg_count++] = Leg{model, bytes, 0};
-        }
     };
 
     struct Arrival {
@@ -126,7 +130,23 @@ struct EngineScheduler::Impl {
     bool over = false;
     std::exception_ptr failure;
     std::vector<double> iteration_s;
-    uint64_t issued = 0, issued_total = 0;
+
+    // Tells options.progress how many instructions have issued, every kEventsPerProgressReport events.
+    struct ProgressReporter {
+        const Impl& impl;
+        uint64_t total = 0, events = 0;
+        explicit ProgressReporter(const Impl& i) : impl(i) {
+            for (const Queue& q : impl.queues) total += q.stream->instructions.size();
+            total *= std::max<uint32_t>(1, impl.options.iterations);
+        }
+        void after_event() {
+            if (!impl.options.progress || ++events % kEventsPerProgressReport != 0) return;
+            uint64_t issued = 0;
+            for (const Queue& q : impl.queues) issued += q.instructions;
+            impl.options.progress(issued, total);
+        }
+    };
+    std::optional<ProgressReporter> progress;
 
     Impl(Platform& p, const isa::Container& c, const ProgramPlacement& pl, ExecutionOptions o)
         : platform(p), program(c), placement(pl), options(o), cost(p.spec().chip.core) {
@@ -205,76 +225,15 @@ struct EngineScheduler::Impl {
     }
 
     // ---- the turn -------------------------------------------------------------------------------
-    // One queue's process runs at a time: the one whose wake-up is first in `events`. When it has
-    // scheduled what it waits for, it passes the turn on (pass_turn): it makes visible the signals
-    // due before the next wake-up, lets SystemC time run to that wake-up and resumes that process
-    // (through its sc_event), then sleeps until its own wake-up comes round.
+    // One queue's process runs at a time: the one whose wake-up is first in `events`. It takes its
+    // step (issues its next instruction, or moves the next burst of its DMA), which schedules what
+    // comes of it, and then passes the turn on: it makes visible the signals due before the next
+    // wake-up and triggers that wake-up's process through its sc_event, at the wake-up's time.
 
-    // The calling queue's process lets its turn go and sleeps until its next wake-up.
-    void yield(Queue& me) {
-        if (pass_turn(&me)) return;
-        if (over) throw RunAbandoned{};
-        sleep(me);
-    }
-
-    void sleep(Queue& me) {
-        sc_core::wait(me.wake);
-        if (over) throw RunAbandoned{};
-    }
-
-    // The calling process resumes at `ps`, behind everything already due then.
-    void resume_at(Queue& me, uint32_t qi, uint64_t ps) {
-        events.schedule(ps, EventKind::Wake, qi);
-        yield(me);
-    }
-
-    // Works through `events` until the next wake-up: returns true when it is `me`'s own (the caller
-    // goes on), false when another queue's process has the turn now or the run is over.
-    bool pass_turn(Queue* me) {
-        for (;;) {
-            if (events.empty()) {
-                settle();
-                if (over) return false;
-                continue;
-            }
-            const Event& next = events.top();
-            const uint64_t now = now_ps();
-            if (next.time > now) {
-                if (next.kind == EventKind::Wake && &queues[next.a] != me) {
-                    const Event e = events.pop();
-                    queues[e.a].wake.notify(at_ps(e.time - now));
-                    return false;
-                }
-                sc_core::wait(at_ps(next.time - now));
-                continue;
-            }
-            const Event e = events.pop();
-            switch (e.kind) {
-                case EventKind::Wake:
-                    if (&queues[e.a] == me) return true;
-                    queues[e.a].wake.notify();
-                    return false;
-                case EventKind::Signal: change_semaphore(e.a, e.b, cores[e.a].semaphores.at(e.b) + 1); break;
-                case EventKind::SetSemaphore: change_semaphore(e.a, e.b, e.c); break;
-            }
-        }
-    }
-
-    // ---- one queue's process --------------------------------------------------------------------
-
-    void run_queue(uint32_t qi) {
-        Queue& q = queues[qi];
+    // The process of queue `qi`, triggered by its sc_event: it has the turn.
+    void take_turn(uint32_t qi) {
         try {
-            sleep(q);  // until its first wake-up
-            for (uint32_t it = 1;; ++it) {
-                for (q.next = 0; q.next < q.stream->instructions.size(); ++q.next) issue(q, qi);
-                q.state = State::Done;
-                ++finished;
-                if (it == iterations) break;
-                yield(q);  // the next iteration starts it again
-            }
-            pass_turn(nullptr);
-        } catch (const RunAbandoned&) {
+            pass_turn(qi);
         } catch (const sc_core::sc_unwind_exception&) {
             throw;  // killed: SystemC unwinds the process
         } catch (...) {
@@ -282,46 +241,73 @@ struct EngineScheduler::Impl {
         }
     }
 
-    void issue(Queue& q, uint32_t qi) {
+    void pass_turn(uint32_t me) {
+        for (;;) {
+            if (events.empty()) {
+                settle();
+                continue;
+            }
+            const Event& next = events.top();
+            const uint64_t now = now_ps();
+            if (next.time > now || (next.kind == EventKind::Wake && next.a != me)) {
+                // Its owner takes it (a signal: this process again), when it is due.
+                sc_core::sc_event& wake = queues[next.kind == EventKind::Wake ? next.a : me].wake;
+                if (next.time == now) wake.notify();
+                else wake.notify(at_ps(next.time - now));
+                return;
+            }
+            const Event e = events.pop();
+            switch (e.kind) {
+                case EventKind::Wake: step(e.a, now); break;
+                case EventKind::Signal: change_semaphore(e.a, e.b, cores[e.a].semaphores.at(e.b) + 1, now); break;
+                case EventKind::SetSemaphore: change_semaphore(e.a, e.b, e.c, now); break;
+            }
+            progress->after_event();
+        }
+    }
+
+    void step(uint32_t qi, uint64_t now) {
+        if (queues[qi].bursting) dma_burst(qi, now);
+        else issue(qi, now);
+    }
+
+    // ---- issuing --------------------------------------------------------------------------------
+
+    void issue(uint32_t qi, uint64_t now) {
+        Queue& q = queues[qi];
+        if (q.state == State::Done) return;
+        if (q.next >= q.stream->instructions.size()) {
+            q.state = State::Done;
+            ++finished;
+            return;
+        }
         const isa::Instruction& inst = q.stream->instructions[q.next];
-        acquire(q, qi, inst.sync);
+        if (inst.sync.wait_semaphore != isa::kNoSemaphore &&
+            cores[q.core].semaphores[inst.sync.wait_semaphore] < inst.sync.wait_value) {
+            if (q.state != State::Waiting) {
+                q.state = State::Waiting;
+                q.wait_since = now;
+            }
+            if (!q.in_wait_list) {
+                cores[q.core].waiting.push_back(qi);
+                q.in_wait_list = true;
+            }
+            return;
+        }
+        if (q.state == State::Waiting) q.wait_ps += now - q.wait_since;
         q.state = State::Busy;
-        q.started = now_ps();
+        q.started = now;
         ++q.instructions;
-        report_progress();
+
         switch (isa::info(inst.opcode).cost) {
-            case isa::CostClass::Dma: transfer(q, qi, inst); return;
-            case isa::CostClass::Collective: rendezvous_at(q, qi, inst); return;
+            case isa::CostClass::Dma: start_dma(qi, inst, now); return;
+            case isa::CostClass::Collective: arrive(qi, inst, now); return;
             default: break;
         }
         if (inst.opcode == isa::Opcode::Barrier) {
-            rendezvous_at(q, qi, inst);
+            arrive(qi, inst, now);
             return;
         }
-        compute(q, qi, inst);
-    }
-
-    // Returns once the instruction's semaphore wait holds.
-    void acquire(Queue& q, uint32_t qi, const isa::Sync& sync) {
-        if (sync.wait_semaphore == isa::kNoSemaphore) return;
-        Core& core = cores[q.core];
-        if (core.semaphores[sync.wait_semaphore] >= sync.wait_value) return;
-        q.state = State::Waiting;
-        q.wait_since = now_ps();
-        // change_semaphore wakes the queue when the wait holds; a sem_set due at the same time can
-        // have lowered the value again by the time it resumes.
-        while (core.semaphores[sync.wait_semaphore] < sync.wait_value) {
-            if (!q.in_wait_list) {
-                core.waiting.push_back(qi);
-                q.in_wait_list = true;
-            }
-            yield(q);
-        }
-        q.wait_ps += now_ps() - q.wait_since;
-    }
-
-    void compute(Queue& q, uint32_t qi, const isa::Instruction& inst) {
-        const uint64_t now = q.started;
         const bool back_to_back = q.last_matmul_end == now;
         const InstructionCost c = cost.compute(inst, q.engine, &q.pe, back_to_back);
         const uint64_t busy = cycles_to_ps(q, c.cycles);
@@ -334,31 +320,26 @@ struct EngineScheduler::Impl {
         if (inst.opcode == isa::Opcode::SemSet)
             events.schedule(now + busy, EventKind::SetSemaphore, q.core, inst.u32(isa::fields::SemSet::sem),
                             inst.u32(isa::fields::SemSet::value));
-        finish(q, qi, inst, now + busy, now + busy + cycles_to_ps(q, c.latency_cycles));
+        finish(qi, now + busy, now + busy + cycles_to_ps(q, c.latency_cycles));
     }
 
-    // The queue's current instruction occupies it until `free`; its results are visible at `visible`.
-    // Returns at `free`.
-    void finish(Queue& q, uint32_t qi, const isa::Instruction& inst, uint64_t free, uint64_t visible) {
-        complete(q, qi, inst, free, visible);
-        yield(q);
-    }
-
-    // Records the instruction and schedules its signal and the queue's next wake-up at `free`.
-    void complete(Queue& q, uint32_t qi, const isa::Instruction& inst, uint64_t free, uint64_t visible) {
+    // The queue's current instruction occupied it until `free`; its results are visible at `visible`.
+    void finish(uint32_t qi, uint64_t free, uint64_t visible) {
+        Queue& q = queues[qi];
+        const isa::Instruction& inst = q.stream->instructions[q.next];
         q.busy_ps += free - q.started;
         if (options.trace) trace.record(q.track, inst.opcode, q.started, free - q.started, uint32_t(q.next), iteration);
         if (inst.sync.signal_semaphore != isa::kNoSemaphore)
             events.schedule(visible, EventKind::Signal, q.core, inst.sync.signal_semaphore);
+        ++q.next;
         q.state = State::Ready;
         events.schedule(free, EventKind::Wake, qi);
     }
 
-    void change_semaphore(uint32_t core_index, uint32_t semaphore, uint32_t value) {
+    void change_semaphore(uint32_t core_index, uint32_t semaphore, uint32_t value, uint64_t now) {
         Core& core = cores[core_index];
         core.semaphores.at(semaphore) = value;
-        // Wake every queue of the core whose wait now holds; they re-check when they resume.
-        const uint64_t now = now_ps();
+        // Wake every queue of the core whose wait now holds; they re-check when they issue.
         size_t kept = 0;
         for (uint32_t qi : core.waiting) {
             Queue& q = queues[qi];
@@ -389,41 +370,51 @@ struct EngineScheduler::Impl {
         }
     }
 
-    // A DMA: the fixed overhead, then its bytes burst by burst, each reserving every resource on the
-    // path at the burst's own time; the next burst starts when the slowest resource can take it.
-    void transfer(Queue& q, uint32_t qi, const isa::Instruction& inst) {
+    // A DMA: the fixed overhead, then its bytes burst by burst (dma_burst), each reserving every
+    // resource on the path at the burst's own time.
+    void start_dma(uint32_t qi, const isa::Instruction& inst, uint64_t now) {
+        Queue& q = queues[qi];
         const Core& core = cores[q.core];
         const isa::AccessPattern& dst = inst.ap(isa::fields::DmaCopy::dst);
         const isa::AccessPattern& src = inst.ap(isa::fields::DmaCopy::src);
         functional(q, [&] { copy_elements(dst, src, core.spaces); });
         const uint64_t src_bytes = CostModel::operand_bytes(src), dst_bytes = CostModel::operand_bytes(dst);
-        const uint64_t total = std::max(src_bytes, dst_bytes);
-        Path path;
-        path.add(q.dma_engine, total);
-        path.add(resource_of(core, src, true), src_bytes);
-        path.add(resource_of(core, dst, false), dst_bytes);
-        q.bytes += total;
-        uint64_t end = q.started + dma_overhead_ps;
-        resume_at(q, qi, end);
-        for (uint64_t moved = 0;;) {
-            const uint64_t now = now_ps();
-            moved += std::min(kBurstBytes, total - moved);
-            const bool last = moved == total;
-            uint64_t next = now;
-            for (size_t l = 0; l < path.leg_count; ++l) {
-                Leg& leg = path.legs[l];
-                const uint64_t share =
-                    last ? leg.bytes - leg.sent : uint64_t((unsigned __int128)leg.bytes * moved / total) - leg.sent;
-                leg.sent += share;
-                const uint64_t arrived = leg.model->transfer(at_ps(now), share).value();
-                const uint64_t latency = leg.model->latency().value();
-                next = std::max(next, arrived - std::min(arrived, latency));
-                end = std::max(end, arrived);
-            }
-            if (last) break;
-            resume_at(q, qi, next);
+        Transfer& transfer = q.transfer;
+        transfer = Transfer{};
+        transfer.total = std::max(src_bytes, dst_bytes);
+        transfer.end = now + dma_overhead_ps;
+        transfer.add(q.dma_engine, transfer.total);
+        transfer.add(resource_of(core, src, true), src_bytes);
+        transfer.add(resource_of(core, dst, false), dst_bytes);
+        q.bytes += transfer.total;
+        q.bursting = true;
+        events.schedule(now + dma_overhead_ps, EventKind::Wake, qi);
+    }
+
+    // The next burst starts when the slowest resource of the path can take it.
+    void dma_burst(uint32_t qi, uint64_t now) {
+        Transfer& transfer = queues[qi].transfer;
+        const uint64_t burst = std::min(kBurstBytes, transfer.total - transfer.moved);
+        transfer.moved += burst;
+        const bool last = transfer.moved == transfer.total;
+        uint64_t next = now;
+        for (size_t l = 0; l < transfer.leg_count; ++l) {
+            Leg& leg = transfer.legs[l];
+            const uint64_t share =
+                last ? leg.bytes - leg.sent
+                     : uint64_t((unsigned __int128)leg.bytes * transfer.moved / transfer.total) - leg.sent;
+            leg.sent += share;
+            const uint64_t arrived = leg.model->transfer(at_ps(now), share).value();
+            const uint64_t latency = leg.model->latency().value();
+            next = std::max(next, arrived - std::min(arrived, latency));
+            transfer.end = std::max(transfer.end, arrived);
         }
-        finish(q, qi, inst, end, end);
+        if (!last) {
+            events.schedule(next, EventKind::Wake, qi);
+            return;
+        }
+        queues[qi].bursting = false;
+        finish(qi, transfer.end, transfer.end);
     }
 
     // ---- collectives, send/recv, barrier ----------------------------------------------------------
@@ -448,9 +439,9 @@ struct EngineScheduler::Impl {
     }
 
     // The k-th collective a core issues for a group meets the k-th of every other member; a send
-    // meets the receiver's k-th recv from that sender on that channel. The last to arrive carries
-    // the collective out; every member's queue is occupied until it ends.
-    void rendezvous_at(Queue& q, uint32_t qi, const isa::Instruction& inst) {
+    // meets the receiver's k-th recv from that sender on that channel.
+    void arrive(uint32_t qi, const isa::Instruction& inst, uint64_t now) {
+        Queue& q = queues[qi];
         q.state = State::Rendezvous;
         RendezvousKey key{};
         uint32_t expected = 0;
@@ -475,13 +466,11 @@ struct EngineScheduler::Impl {
             expected = g.count;
         }
         std::vector<Arrival>& members = rendezvous[key];
-        members.push_back({qi, now_ps()});
-        if (members.size() == expected) {
-            std::vector<Arrival> met = std::move(members);
-            rendezvous.erase(key);
-            meet(met);
-        }
-        yield(q);  // until the collective has ended (meet schedules every member's wake-up)
+        members.push_back({qi, now});
+        if (members.size() < expected) return;
+        std::vector<Arrival> met = std::move(members);
+        rendezvous.erase(key);
+        meet(met, now);
     }
 
     // The resources one core-to-core step of `bytes` crosses, reserved from `ready`; returns when it
@@ -524,9 +513,7 @@ struct EngineScheduler::Impl {
         return nullptr;
     }
 
-    // Carries out the collective whose members `met` have all arrived.
-    void meet(std::vector<Arrival>& met) {
-        const uint64_t now = now_ps();
+    void meet(std::vector<Arrival>& met, uint64_t now) {
         const Queue& first = queues[met.front().queue];
         const isa::Instruction& inst = first.stream->instructions[first.next];
         uint64_t end = now;
@@ -565,7 +552,7 @@ struct EngineScheduler::Impl {
             Queue& q = queues[a.queue];
             q.wait_ps += now - a.time;  // waiting for the peers is not work
             q.started = now;
-            complete(q, a.queue, q.stream->instructions[q.next], end, end);
+            finish(a.queue, end, end);
         }
     }
 
@@ -650,6 +637,7 @@ struct EngineScheduler::Impl {
             q.next = 0;
             q.state = State::Ready;
             q.in_wait_list = false;
+            q.bursting = false;
             events.schedule(now, EventKind::Wake, qi);
         }
     }
@@ -678,22 +666,16 @@ struct EngineScheduler::Impl {
         stop();
     }
 
-    // Ends the run from inside the simulation: the processes still sleeping (after a deadlock or an
-    // error) wake, see it is over and return, so none of them lingers; sc_start returns to run().
+    // Ends the run from inside the simulation (sc_start returns to run()) and its processes, so that
+    // none of them runs again. The calling process goes last: killing itself unwinds it.
     void stop() {
         over = true;
-        for (Queue& q : queues) {
-            q.wake.cancel();
-            q.wake.notify();
-        }
         sc_core::sc_pause();
+        sc_core::sc_process_handle self = sc_core::sc_get_current_process_handle();
+        for (Queue& q : queues)
+            if (q.process != self) q.process.kill();
+        self.kill();
     }
-
-    void report_progress() {
-        ++issued;
-        if (options.progress && issued % kInstructionsPerProgressReport == 0) options.progress(issued, issued_total);
-    }
-
 
     struct Counters {
         uint64_t memory = 0, pcie = 0, links = 0;
@@ -727,9 +709,14 @@ struct EngineScheduler::Impl {
             iteration_s.assign(iterations, 0.0);
             return;
         }
-        // Every process first sleeps; the first wake-up is handed over once they all do.
-        for (uint32_t qi = 0; qi < queues.size(); ++qi) sc_core::sc_spawn([this, qi] { run_queue(qi); });
-        queues[events.pop().a].wake.notify(sc_core::SC_ZERO_TIME);
+        for (uint32_t qi = 0; qi < queues.size(); ++qi) {
+            sc_core::sc_spawn_options process;
+            process.spawn_method();
+            process.dont_initialize();
+            process.set_sensitivity(&queues[qi].wake);
+            queues[qi].process = sc_core::sc_spawn([this, qi] { take_turn(qi); }, nullptr, &process);
+        }
+        queues[events.top().a].wake.notify(sc_core::SC_ZERO_TIME);
         while (!over) {
             sc_core::sc_start();
             if (!over && !sc_core::sc_pending_activity())
@@ -740,10 +727,7 @@ struct EngineScheduler::Impl {
 
     RunStatistics run() {
         iterations = std::max<uint32_t>(1, options.iterations);
-        issued = 0;
-        issued_total = 0;
-        for (const Queue& q : queues) issued_total += q.stream->instructions.size();
-        issued_total *= iterations;
+        progress.emplace(*this);
         const auto host_start = std::chrono::steady_clock::now();
         const Counters before = counters();
         const uint64_t start = now_ps();
