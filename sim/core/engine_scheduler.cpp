@@ -5,7 +5,6 @@
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <deque>
 #include <exception>
 #include <map>
 #include <optional>
@@ -80,8 +79,6 @@ struct EngineScheduler::Impl {
         bool in_wait_list = false;
         bool bursting = false;     // its next step moves the next burst of `transfer`
         Transfer transfer;
-        sc_core::sc_event wake;    // triggers its process: its turn has come
-        sc_core::sc_process_handle process;
     };
 
     // One copy of the program's device region as a core reaches it.
@@ -114,7 +111,11 @@ struct EngineScheduler::Impl {
     ExecutionOptions options;
     CostModel cost;
     std::vector<Core> cores;
-    std::deque<Queue> queues;  // a deque: a queue holds an sc_event, which does not move
+    std::vector<Queue> queues;
+    // Queue i's process and the event that triggers it (its turn has come). sc_events do not move,
+    // hence not in Queue.
+    std::unique_ptr<sc_core::sc_event[]> wakes;
+    std::vector<sc_core::sc_process_handle> processes;
     std::map<RendezvousKey, std::vector<Arrival>> rendezvous;
     std::map<RendezvousKey, uint32_t> rendezvous_counts;
     TraceRecorder trace;
@@ -181,7 +182,7 @@ struct EngineScheduler::Impl {
                 throw RunError(fmt::format("{}: the program has only {} cores", isa::describe(s), cores.size()));
             if (!cost.has_engine(s.engine))
                 throw RunError(fmt::format("{}: {} has no {} engine", isa::describe(s), spec.name, isa::name_of(s.engine)));
-            Queue& q = queues.emplace_back();
+            Queue q;
             q.core = s.core;
             q.stream = &s;
             q.engine = s.engine;
@@ -199,7 +200,9 @@ struct EngineScheduler::Impl {
                 q.track = trace.add_track(s.core, fmt::format("core {} (device {} nc {})", s.core, pc.device, pc.core),
                                           isa::queue_name(s.engine, s.queue));
             }
+            queues.push_back(std::move(q));
         }
+        wakes = std::make_unique<sc_core::sc_event[]>(queues.size());
     }
 
     // ---- time bookkeeping -----------------------------------------------------------------------
@@ -251,7 +254,7 @@ struct EngineScheduler::Impl {
             const uint64_t now = now_ps();
             if (next.time > now || (next.kind == EventKind::Wake && next.a != me)) {
                 // Its owner takes it (a signal: this process again), when it is due.
-                sc_core::sc_event& wake = queues[next.kind == EventKind::Wake ? next.a : me].wake;
+                sc_core::sc_event& wake = wakes[next.kind == EventKind::Wake ? next.a : me];
                 if (next.time == now) wake.notify();
                 else wake.notify(at_ps(next.time - now));
                 return;
@@ -672,8 +675,8 @@ struct EngineScheduler::Impl {
         over = true;
         sc_core::sc_pause();
         sc_core::sc_process_handle self = sc_core::sc_get_current_process_handle();
-        for (Queue& q : queues)
-            if (q.process != self) q.process.kill();
+        for (sc_core::sc_process_handle& process : processes)
+            if (process != self) process.kill();
         self.kill();
     }
 
@@ -709,14 +712,15 @@ struct EngineScheduler::Impl {
             iteration_s.assign(iterations, 0.0);
             return;
         }
+        processes.resize(queues.size());
         for (uint32_t qi = 0; qi < queues.size(); ++qi) {
             sc_core::sc_spawn_options process;
             process.spawn_method();
             process.dont_initialize();
-            process.set_sensitivity(&queues[qi].wake);
-            queues[qi].process = sc_core::sc_spawn([this, qi] { take_turn(qi); }, nullptr, &process);
+            process.set_sensitivity(&wakes[qi]);
+            processes[qi] = sc_core::sc_spawn([this, qi] { take_turn(qi); }, nullptr, &process);
         }
-        queues[events.top().a].wake.notify(sc_core::SC_ZERO_TIME);
+        wakes[events.top().a].notify(sc_core::SC_ZERO_TIME);
         while (!over) {
             sc_core::sc_start();
             if (!over && !sc_core::sc_pending_activity())
