@@ -66,6 +66,7 @@ struct EngineScheduler::Impl {
         isa::Engine engine = isa::Engine::Pe;
         uint8_t number = 0;
         State state = State::Ready;
+        bool in_wait_list = false;
         size_t next = 0;
         uint64_t started = 0;      // current instruction's issue time
         uint64_t wait_since = 0;
@@ -76,7 +77,6 @@ struct EngineScheduler::Impl {
         uint32_t track = 0;
         uint64_t busy_ps = 0, wait_ps = 0, instructions = 0, bytes = 0;
         std::string name;
-        bool in_wait_list = false;
         bool bursting = false;     // its next step moves the next burst of `transfer`
         Transfer transfer;
     };
