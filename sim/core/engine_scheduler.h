@@ -27,13 +27,15 @@
 // run is deterministic and times, traces and statistics are those of the event-queue engines this
 // replaced (bert.bin's trace is byte-identical).
 //
-// Why SC_METHODs rather than SC_THREADs: with the same code around them, engine-throughput ran
-// 3.1-3.2 M instructions per host second with one SC_THREAD per queue and 4.0-4.2 M with SC_METHODs;
+// Why SC_METHODs rather than SC_THREADs: with the same code around them, engine-throughput
+// --iterations 30 ran 3.1-3.2 M instructions per host second with one SC_THREAD per queue and
+// 4.0-4.2 M with SC_METHODs (both before the queues went back into a vector);
 // a 12-process turn-passing micro-benchmark costs 67 ns per handover between threads (a coroutine
 // switch) and 21 ns between methods. Methods also need no coroutine stacks for functional
-// semantics and progress callbacks. engine-throughput now runs 4.8-5.4 M instructions per host
-// second (defaults; main's event queue alone: 7.7-8.0 M); the wake-ups cost what SystemC's
-// notifications and method activations cost.
+// semantics and progress callbacks. engine-throughput now runs 3.7-3.9 M instructions per host
+// second with its defaults (the event queue alone, before: 5.1-5.2 M) and 4.8-5.4 M with
+// --iterations 30 (before: 7.7-8.0 M); the difference is what SystemC's notifications and method
+// activations cost. bert.bin's engines on inf1.2xlarge: 0.17 s of host time (before: 0.13 s).
 #pragma once
 
 #include <cstdint>
