@@ -1,10 +1,14 @@
+#define SC_INCLUDE_DYNAMIC_PROCESSES  // sc_spawn
 #include "core/engine_scheduler.h"
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <map>
+#include <optional>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -26,27 +30,35 @@ constexpr uint64_t kBurstBytes = uint64_t(1) << 16;
 // instruction can take a hundred microseconds of host time.
 constexpr uint64_t kEventsPerProgressReport = 256;
 
+// The engines count simulated time in picoseconds, SystemC in its time resolution: the two must agree.
 sc_core::sc_time at_ps(uint64_t ps) { return sc_core::sc_time::from_value(ps); }
-
-// SystemC counts time in its resolution (1 ps unless changed); the engines count picoseconds.
+uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
 uint64_t to_ps(double seconds) { return uint64_t(std::llround(seconds * 1e12)); }
-
-void advance_systemc_to(uint64_t ps) {
-    const sc_core::sc_time target = sc_core::sc_time(double(ps), sc_core::SC_PS);
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    if (target <= now) return;
-    const sc_core::sc_process_handle current = sc_core::sc_get_current_process_handle();
-    if (current.valid() && current.proc_kind() == sc_core::SC_THREAD_PROC_)
-        sc_core::wait(target - now);
-    else if (!current.valid())
-        sc_core::sc_start(target - now);
-    // Inside a method process SystemC time cannot be advanced; the caller owns the time then.
-}
 
 }  // namespace
 
 struct EngineScheduler::Impl {
     enum class State : uint8_t { Ready, Waiting, Busy, Rendezvous, Done };
+
+    struct Leg {
+        BandwidthModel* model = nullptr;
+        uint64_t bytes = 0;
+        uint64_t sent = 0;
+    };
+
+    // The shared resources one transfer crosses and how many of its bytes each carries.
+    struct Path {
+        std::array<Leg, 5> legs{};  // the most a path crosses: DMA engine, two memories, PCIe up and down
+        size_t leg_count = 0;
+        void add(BandwidthModel* model, uint64_t bytes) {
+            if (model && bytes) legs[leg_count++] = Leg{model, bytes, 0};
+        }
+    };
+
+    // A DMA in progress: its path, how far it has got, and when its last byte has arrived.
+    struct Transfer : Path {
+        uint64_t total = 0, moved = 0, end = 0;
+    };
 
     struct Queue {
         uint32_t core = 0;  // program core
@@ -65,6 +77,8 @@ struct EngineScheduler::Impl {
         uint32_t track = 0;
         uint64_t busy_ps = 0, wait_ps = 0, instructions = 0, bytes = 0;
         std::string name;
+        bool bursting = false;     // its next step moves the next burst of `transfer`
+        Transfer transfer;
     };
 
     // One copy of the program's device region as a core reaches it.
@@ -85,22 +99,6 @@ struct EngineScheduler::Impl {
         std::vector<uint32_t> waiting;  // queues blocked on one of this core's semaphores
     };
 
-    struct Leg {
-        BandwidthModel* model = nullptr;
-        uint64_t bytes = 0;
-        uint64_t sent = 0;
-    };
-
-    struct Transfer {
-        uint32_t queue = 0;
-        uint64_t total = 0, moved = 0, end = 0;
-        std::array<Leg, 5> legs{};  // the most a path crosses: DMA engine, two memories, PCIe up and down
-        size_t leg_count = 0;
-        void add(BandwidthModel* model, uint64_t bytes) {
-            if (model && bytes) legs[leg_count++] = Leg{model, bytes, 0};
-        }
-    };
-
     struct Arrival {
         uint32_t queue;
         uint64_t time;
@@ -114,19 +112,47 @@ struct EngineScheduler::Impl {
     CostModel cost;
     std::vector<Core> cores;
     std::vector<Queue> queues;
-    EventQueue events;
-    std::vector<Transfer> transfers;
-    std::vector<uint32_t> free_transfers;
+    // Queue i's process and the event that triggers it (its turn has come). sc_events do not move,
+    // hence not in Queue.
+    std::unique_ptr<sc_core::sc_event[]> wakes;
+    std::vector<sc_core::sc_process_handle> processes;
     std::map<RendezvousKey, std::vector<Arrival>> rendezvous;
     std::map<RendezvousKey, uint32_t> rendezvous_counts;
     TraceRecorder trace;
-    size_t finished = 0;
-    uint32_t iteration = 0;
     uint64_t dma_overhead_ps = 0;
     uint64_t collective_bytes = 0;
 
+    // The run in progress.
+    uint32_t iterations = 1;
+    uint32_t iteration = 0;
+    uint64_t iteration_start = 0, end = 0;
+    size_t finished = 0;  // queues done with the current iteration
+    EventQueue events;  // what resumes next, and when
+    bool over = false;
+    std::exception_ptr failure;
+    std::vector<double> iteration_s;
+
+    // Tells options.progress how many instructions have issued, every kEventsPerProgressReport events.
+    struct ProgressReporter {
+        const Impl& impl;
+        uint64_t total = 0, events = 0;
+        explicit ProgressReporter(const Impl& i) : impl(i) {
+            for (const Queue& q : impl.queues) total += q.stream->instructions.size();
+            total *= std::max<uint32_t>(1, impl.options.iterations);
+        }
+        void after_event() {
+            if (!impl.options.progress || ++events % kEventsPerProgressReport != 0) return;
+            uint64_t issued = 0;
+            for (const Queue& q : impl.queues) issued += q.instructions;
+            impl.options.progress(issued, total);
+        }
+    };
+    std::optional<ProgressReporter> progress;
+
     Impl(Platform& p, const isa::Container& c, const ProgramPlacement& pl, ExecutionOptions o)
         : platform(p), program(c), placement(pl), options(o), cost(p.spec().chip.core) {
+        if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
+            throw std::logic_error("the engines count picoseconds: SystemC's time resolution must be 1 ps");
         dma_overhead_ps = to_ps(cost.dma_overhead_seconds());
         const config::NeuronCoreSpec& spec = p.spec().chip.core;
         for (uint32_t i = 0; i < placement.cores.size(); ++i) {
@@ -176,6 +202,7 @@ struct EngineScheduler::Impl {
             }
             queues.push_back(std::move(q));
         }
+        wakes = std::make_unique<sc_core::sc_event[]>(queues.size());
     }
 
     // ---- time bookkeeping -----------------------------------------------------------------------
@@ -198,6 +225,53 @@ struct EngineScheduler::Impl {
         } catch (const std::exception& e) {
             throw RunError(fmt::format("{}: {}", where(q), e.what()));
         }
+    }
+
+    // ---- the turn -------------------------------------------------------------------------------
+    // One queue's process runs at a time: the one whose wake-up is first in `events`. It takes its
+    // step (issues its next instruction, or moves the next burst of its DMA), which schedules what
+    // comes of it, and then passes the turn on: it makes visible the signals due before the next
+    // wake-up and triggers that wake-up's process through its sc_event, at the wake-up's time.
+
+    // The process of queue `qi`, triggered by its sc_event: it has the turn.
+    void take_turn(uint32_t qi) {
+        try {
+            pass_turn(qi);
+        } catch (const sc_core::sc_unwind_exception&) {
+            throw;  // killed: SystemC unwinds the process
+        } catch (...) {
+            fail(std::current_exception());
+        }
+    }
+
+    void pass_turn(uint32_t me) {
+        for (;;) {
+            if (events.empty()) {
+                settle();
+                continue;
+            }
+            const Event& next = events.top();
+            const uint64_t now = now_ps();
+            if (next.time > now || (next.kind == EventKind::Wake && next.a != me)) {
+                // Its owner takes it (a signal: this process again), when it is due.
+                sc_core::sc_event& wake = wakes[next.kind == EventKind::Wake ? next.a : me];
+                if (next.time == now) wake.notify();
+                else wake.notify(at_ps(next.time - now));
+                return;
+            }
+            const Event e = events.pop();
+            switch (e.kind) {
+                case EventKind::Wake: step(e.a, now); break;
+                case EventKind::Signal: change_semaphore(e.a, e.b, cores[e.a].semaphores.at(e.b) + 1, now); break;
+                case EventKind::SetSemaphore: change_semaphore(e.a, e.b, e.c, now); break;
+            }
+            progress->after_event();
+        }
+    }
+
+    void step(uint32_t qi, uint64_t now) {
+        if (queues[qi].bursting) dma_burst(qi, now);
+        else issue(qi, now);
     }
 
     // ---- issuing --------------------------------------------------------------------------------
@@ -262,7 +336,7 @@ struct EngineScheduler::Impl {
             events.schedule(visible, EventKind::Signal, q.core, inst.sync.signal_semaphore);
         ++q.next;
         q.state = State::Ready;
-        events.schedule(free, EventKind::Issue, qi);
+        events.schedule(free, EventKind::Wake, qi);
     }
 
     void change_semaphore(uint32_t core_index, uint32_t semaphore, uint32_t value, uint64_t now) {
@@ -275,7 +349,7 @@ struct EngineScheduler::Impl {
             const isa::Sync& sync = q.stream->instructions[q.next].sync;
             if (core.semaphores[sync.wait_semaphore] >= sync.wait_value) {
                 q.in_wait_list = false;
-                events.schedule(now, EventKind::Issue, qi);
+                events.schedule(now, EventKind::Wake, qi);
             } else {
                 core.waiting[kept++] = qi;
             }
@@ -299,17 +373,8 @@ struct EngineScheduler::Impl {
         }
     }
 
-    uint32_t new_transfer() {
-        if (!free_transfers.empty()) {
-            const uint32_t t = free_transfers.back();
-            free_transfers.pop_back();
-            transfers[t] = Transfer{};
-            return t;
-        }
-        transfers.emplace_back();
-        return uint32_t(transfers.size() - 1);
-    }
-
+    // A DMA: the fixed overhead, then its bytes burst by burst (dma_burst), each reserving every
+    // resource on the path at the burst's own time.
     void start_dma(uint32_t qi, const isa::Instruction& inst, uint64_t now) {
         Queue& q = queues[qi];
         const Core& core = cores[q.core];
@@ -317,20 +382,21 @@ struct EngineScheduler::Impl {
         const isa::AccessPattern& src = inst.ap(isa::fields::DmaCopy::src);
         functional(q, [&] { copy_elements(dst, src, core.spaces); });
         const uint64_t src_bytes = CostModel::operand_bytes(src), dst_bytes = CostModel::operand_bytes(dst);
-        const uint32_t t = new_transfer();
-        Transfer& transfer = transfers[t];
-        transfer.queue = qi;
+        Transfer& transfer = q.transfer;
+        transfer = Transfer{};
         transfer.total = std::max(src_bytes, dst_bytes);
         transfer.end = now + dma_overhead_ps;
         transfer.add(q.dma_engine, transfer.total);
         transfer.add(resource_of(core, src, true), src_bytes);
         transfer.add(resource_of(core, dst, false), dst_bytes);
         q.bytes += transfer.total;
-        events.schedule(now + dma_overhead_ps, EventKind::DmaBurst, t);
+        q.bursting = true;
+        events.schedule(now + dma_overhead_ps, EventKind::Wake, qi);
     }
 
-    void dma_burst(uint32_t t, uint64_t now) {
-        Transfer& transfer = transfers[t];
+    // The next burst starts when the slowest resource of the path can take it.
+    void dma_burst(uint32_t qi, uint64_t now) {
+        Transfer& transfer = queues[qi].transfer;
         const uint64_t burst = std::min(kBurstBytes, transfer.total - transfer.moved);
         transfer.moved += burst;
         const bool last = transfer.moved == transfer.total;
@@ -347,13 +413,11 @@ struct EngineScheduler::Impl {
             transfer.end = std::max(transfer.end, arrived);
         }
         if (!last) {
-            events.schedule(next, EventKind::DmaBurst, t);
+            events.schedule(next, EventKind::Wake, qi);
             return;
         }
-        const uint32_t qi = transfer.queue;
-        const uint64_t end = transfer.end;
-        free_transfers.push_back(t);
-        finish(qi, end, end);
+        queues[qi].bursting = false;
+        finish(qi, transfer.end, transfer.end);
     }
 
     // ---- collectives, send/recv, barrier ----------------------------------------------------------
@@ -417,7 +481,7 @@ struct EngineScheduler::Impl {
     uint64_t core_to_core(const Queue& sender, uint32_t to_core, uint64_t bytes, uint64_t ready) {
         const Core& from = cores[sender.core];
         const Core& to = cores[to_core];
-        Transfer path;
+        Path path;
         path.add(sender.dma_engine, bytes);
         // Staged through the device memory next to each core.
         BandwidthModel* from_memory = &from.weights.channel->timing();
@@ -563,6 +627,7 @@ struct EngineScheduler::Impl {
     }
 
     void start_iteration(uint64_t now) {
+        iteration_start = now;
         finished = 0;
         for (Core& core : cores) {
             std::fill(core.semaphores.begin(), core.semaphores.end(), 0);
@@ -575,8 +640,44 @@ struct EngineScheduler::Impl {
             q.next = 0;
             q.state = State::Ready;
             q.in_wait_list = false;
-            events.schedule(now, EventKind::Issue, qi);
+            q.bursting = false;
+            events.schedule(now, EventKind::Wake, qi);
         }
+    }
+
+    // Nothing is left to happen: the iteration ended, or the run deadlocked.
+    void settle() {
+        if (over) return;
+        const uint64_t now = now_ps();
+        if (finished != queues.size()) {
+            fail(std::make_exception_ptr(DeadlockError(deadlock_report(now))));
+            return;
+        }
+        iteration_s.push_back(double(now - iteration_start) * 1e-12);
+        if (iteration + 1 < iterations) {
+            ++iteration;
+            start_iteration(now);
+            return;
+        }
+        end = now;
+        stop();
+    }
+
+    void fail(std::exception_ptr error) {
+        if (over) return;
+        failure = error;
+        stop();
+    }
+
+    // Ends the run from inside the simulation (sc_start returns to run()) and its processes, so that
+    // none of them runs again. The calling process goes last: killing itself unwinds it.
+    void stop() {
+        over = true;
+        sc_core::sc_pause();
+        sc_core::sc_process_handle self = sc_core::sc_get_current_process_handle();
+        for (sc_core::sc_process_handle& process : processes)
+            if (process != self) process.kill();
+        self.kill();
     }
 
     struct Counters {
@@ -594,52 +695,52 @@ struct EngineScheduler::Impl {
         return c;
     }
 
-    // Tells options.progress how many instructions have issued, every kEventsPerProgressReport events.
-    struct ProgressReporter {
-        const Impl& impl;
-        uint64_t total = 0, events = 0;
-        explicit ProgressReporter(const Impl& i) : impl(i) {
-            for (const Queue& q : impl.queues) total += q.stream->instructions.size();
-            total *= std::max<uint32_t>(1, impl.options.iterations);
+    // Spawns the queues' processes and runs the simulation until they all finished every iteration,
+    // deadlocked or failed.
+    void simulate() {
+        if (sc_core::sc_get_curr_process_kind() != sc_core::SC_NO_PROC_)
+            throw std::logic_error("EngineScheduler::run() is host software: call it between sc_start calls");
+        const uint64_t start = now_ps();
+        iteration = 0;
+        iteration_s.clear();
+        over = false;
+        failure = nullptr;
+        end = start;
+        events.clear();
+        start_iteration(start);
+        if (queues.empty()) {
+            iteration_s.assign(iterations, 0.0);
+            return;
         }
-        void after_event() {
-            if (!impl.options.progress || ++events % kEventsPerProgressReport != 0) return;
-            uint64_t issued = 0;
-            for (const Queue& q : impl.queues) issued += q.instructions;
-            impl.options.progress(issued, total);
+        processes.resize(queues.size());
+        for (uint32_t qi = 0; qi < queues.size(); ++qi) {
+            sc_core::sc_spawn_options process;
+            process.spawn_method();
+            process.dont_initialize();
+            process.set_sensitivity(&wakes[qi]);
+            processes[qi] = sc_core::sc_spawn([this, qi] { take_turn(qi); }, nullptr, &process);
         }
-    };
+        wakes[events.top().a].notify(sc_core::SC_ZERO_TIME);
+        while (!over) {
+            sc_core::sc_start();
+            if (!over && !sc_core::sc_pending_activity())
+                throw std::logic_error("the engine queues' processes stopped before their run was over");
+        }
+        if (failure) std::rethrow_exception(failure);
+    }
 
     RunStatistics run() {
-        ProgressReporter progress(*this);
+        iterations = std::max<uint32_t>(1, options.iterations);
+        progress.emplace(*this);
         const auto host_start = std::chrono::steady_clock::now();
         const Counters before = counters();
-        const uint64_t start = sc_core::sc_time_stamp().value();
-        uint64_t now = start;
-        RunStatistics stats;
-        for (iteration = 0; iteration < std::max<uint32_t>(1, options.iterations); ++iteration) {
-            const uint64_t iteration_start = now;
-            start_iteration(now);
-            while (!events.empty()) {
-                const Event e = events.pop();
-                now = e.time;
-                switch (e.kind) {
-                    case EventKind::Issue: issue(e.a, now); break;
-                    case EventKind::Signal:
-                        change_semaphore(e.a, e.b, cores[e.a].semaphores.at(e.b) + 1, now);
-                        break;
-                    case EventKind::SetSemaphore: change_semaphore(e.a, e.b, e.c, now); break;
-                    case EventKind::DmaBurst: dma_burst(e.a, now); break;
-                }
-                progress.after_event();
-            }
-            if (finished != queues.size()) throw DeadlockError(deadlock_report(now));
-            stats.iteration_s.push_back(double(now - iteration_start) * 1e-12);
-            advance_systemc_to(now);
-        }
+        const uint64_t start = now_ps();
+        simulate();
         const Counters after = counters();
 
-        stats.time_s = double(now - start) * 1e-12;
+        RunStatistics stats;
+        stats.iteration_s = iteration_s;
+        stats.time_s = double(end - start) * 1e-12;
         const config::EngineSpec* tensor = nullptr;
         for (const auto& e : cost.core().engines)
             if (e.name == "tensor") tensor = &e;

@@ -1,5 +1,7 @@
-// The engines' discrete-event queue: what happens next and when, in simulated picoseconds.
-// Events at the same time run in the order they were scheduled, so a run is deterministic.
+// The order of one run's happenings: which engine-queue process resumes next and when, and when
+// semaphore changes become visible, in simulated picoseconds (= SystemC time). Entries at the same
+// time come out in the order they were scheduled, so a run is deterministic; SystemC itself leaves
+// the order of processes woken at the same time unspecified (engine_scheduler.h says why it matters).
 #pragma once
 
 #include <cstdint>
@@ -9,16 +11,15 @@
 namespace nsim::sim::core {
 
 enum class EventKind : uint8_t {
-    Issue,         // queue `a` tries to issue its next instruction
+    Wake,          // queue `a`'s process resumes (its next issue, DMA burst, or end of its wait)
     Signal,        // semaphore `b` of program core `a` is incremented
     SetSemaphore,  // semaphore `b` of program core `a` is set to `c`
-    DmaBurst,      // transfer `a` moves its next burst
 };
 
 struct Event {
     uint64_t time = 0;   // picoseconds of simulated time
     uint64_t order = 0;  // scheduling order, breaks ties
-    EventKind kind = EventKind::Issue;
+    EventKind kind = EventKind::Wake;
     uint32_t a = 0, b = 0, c = 0;
 };
 
@@ -28,11 +29,13 @@ public:
         heap_.push(Event{time, next_order_++, kind, a, b, c});
     }
     bool empty() const { return heap_.empty(); }
+    const Event& top() const { return heap_.top(); }
     Event pop() {
         Event e = heap_.top();
         heap_.pop();
         return e;
     }
+    void clear() { heap_ = {}; }
 
 private:
     struct Later {
