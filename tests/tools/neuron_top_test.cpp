@@ -169,7 +169,9 @@ TEST(NeuronTop, ProcessVcpuUseMatchesTheCpuTimeItSpent) {
     const double clock_ticks = double(sysconf(_SC_CLK_TCK));
     EXPECT_NEAR(seen_ticks, spent_s * clock_ticks, 3.0) << "spent " << spent_s << " s";
     EXPECT_GT(usage.runtime.user, usage.runtime.system);  // a loop in user space
-    EXPECT_LE(usage.runtime.user, usage.machine.user + 1e-9);  // part of the machine's use
+    // Part of the machine's use, up to the skew between the two counters: a process's CPU time is
+    // measured exactly, the machine's in clock ticks, and the two files are not read at one instant.
+    EXPECT_LE(usage.runtime.user, usage.machine.user + 3.0 / machine_ticks);
 }
 
 // The "[user%, system%]" of a vCPU row.
@@ -213,7 +215,10 @@ TEST(NeuronTop, ProcessTabShowsItsVcpuUseAndResidentMemory) {
     ASSERT_EQ(runtime.size(), 2u) << frame;
     ASSERT_EQ(system.size(), 2u) << frame;
     EXPECT_GT(runtime[0], 0.0) << frame;             // user time of the spin
-    EXPECT_LE(runtime[0], system[0] + 0.01) << frame;  // within the machine's
+    // Within the machine's, up to 3 clock ticks of skew (see ProcessVcpuUseMatchesTheCpuTimeItSpent)
+    // over an interval of at least the 0.1 s spin on every vCPU, in percent.
+    const double skew_pct = 100.0 * 3.0 / (0.1 * double(sysconf(_SC_CLK_TCK)) * double(sysconf(_SC_NPROCESSORS_ONLN)));
+    EXPECT_LE(runtime[0], system[0] + skew_pct) << frame;
     EXPECT_EQ(block[kAllocated - 1], 1);
 }
 
