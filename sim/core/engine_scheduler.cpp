@@ -529,7 +529,7 @@ struct EngineScheduler::Impl {
             const isa::Instruction& send = sender.stream->instructions[sender.next];
             const isa::Instruction& recv = receiver.stream->instructions[receiver.next];
             if (send.opcode != isa::Opcode::Send || recv.opcode != isa::Opcode::Recv)
-                throw RunError(fmt::format("{}: meets a {} instead of a recv", where(sender), isa::info(recv.opcode).mnemonic));
+                throw RunError(fmt::format("{}: meets {} instead of recv", where(sender), isa::info(recv.opcode).mnemonic));
             functional(sender, [&] {
                 run_send_recv({&send, &cores[sender.core].spaces}, {&recv, &cores[receiver.core].spaces});
             });
@@ -544,7 +544,7 @@ struct EngineScheduler::Impl {
                 const Queue& q = queues[a.queue];
                 const isa::Instruction& mine = q.stream->instructions[q.next];
                 if (mine.opcode != inst.opcode)
-                    throw RunError(fmt::format("{}: meets a {} of core {}", where(q), isa::info(inst.opcode).mnemonic,
+                    throw RunError(fmt::format("{}: meets {} of core {}", where(q), isa::info(inst.opcode).mnemonic,
                                                first.core));
                 ranks.push_back({&mine, &cores[q.core].spaces});
             }

@@ -158,7 +158,7 @@ TEST(RunCommand, CollectiveAndSendPeerErrorsAreOneLine) {
         "run_mismatched.bin", "all_reduce dst=fp32 dram:G +0 [[64,128],[1,64]], src=fp32 sbuf[0:128] +0 [[1,64]], op=add",
         "all_gather dst=fp32 dram:G +0 [[64,128],[1,64]], src=fp32 sbuf[0:128] +0 [[1,32]]");
     expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + mismatched),
-                          "instruction 0 (all_gather): meets a all_reduce of core 0");
+                          "instruction 0 (all_gather): meets all_reduce of core 0");
     // The destination of an all_gather must hold every rank's source (functional runs only).
     const std::string small = both("run_gather_small.bin", gather, gather);
     expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + small + " --functional"),

@@ -2,6 +2,8 @@
 // error naming the holder, a process that dies leaves no claim, and a device left INVALID by a fault
 // fails every process's init until rmmod + modprobe. Each process (a forked child) elaborates its
 // own simulated hardware, as separate neuron-sim runs do.
+#include <functional>
+
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -15,19 +17,37 @@ namespace {
 
 using runtime::NrtStatus;
 
-// A child that inits a runtime on `cores`, reports "ok" or the error, and holds its cores until released.
-test::Child holder(const test::TempHome& home, const std::string& instance, const std::string& cores, bool hold) {
-    return test::Child([&home, instance, cores, hold](std::string& message) {
-        runtime::RuntimeOptions options;
+// What a child does once its runtime is up: sets the line it reports; false when it failed (the
+// child then reports the runtime's error).
+using ChildStep = std::function<bool(runtime::Runtime&, std::string& line)>;
+
+// A child that inits a runtime on `instance` with `options` (after `environment` has set what the
+// runtime reads), runs `step`, reports its line ("ok" without a step) or the error, and when `hold`
+// keeps its cores and memory until released.
+test::Child runtime_child(const test::TempHome& home, const std::string& instance, runtime::RuntimeOptions options,
+                          bool hold, ChildStep step = {}, std::function<void()> environment = {}) {
+    return test::Child([&home, instance, options, hold, step, environment](std::string& message) mutable {
+        if (environment) environment();
         options.home = home.path();
-        options.visible_cores = cores;
         runtime::Runtime rt(test::shipped_configs().host(instance), options);
-        const NrtStatus status = rt.init();
-        test::Child::send(status == NrtStatus::Success ? "ok" : rt.last_error());
-        if (hold && status == NrtStatus::Success) test::Child::wait_for_parent();
+        std::string line = "ok";
+        const bool ok = rt.init() == NrtStatus::Success && (!step || step(rt, line));
+        test::Child::send(ok ? line : rt.last_error());
+        if (hold && ok) test::Child::wait_for_parent();
         message = "";
-        return status == NrtStatus::Success ? 0 : 1;
+        return ok ? 0 : 1;
     });
+}
+
+runtime::RuntimeOptions on_cores(const std::string& cores) {
+    runtime::RuntimeOptions options;
+    options.visible_cores = cores;
+    return options;
+}
+
+// A child that holds `cores` until released (when `hold`).
+test::Child holder(const test::TempHome& home, const std::string& instance, const std::string& cores, bool hold) {
+    return runtime_child(home, instance, on_cores(cores), hold);
 }
 
 TEST(MultiProcess, DisjointCoresBothWorkAndTheSameCoreNamesTheHolder) {
@@ -61,18 +81,9 @@ std::string outcome(test::Child& child, int code) {
 // A child whose runtime holds nc`core` of inf1.xlarge and allocates a device tensor of `bytes` next to
 // it; reports "ok" or the error, and holds the tensor until released.
 test::Child allocator(const test::TempHome& home, const std::string& core, uint64_t bytes) {
-    return test::Child([&home, core, bytes](std::string& message) {
-        runtime::RuntimeOptions options;
-        options.home = home.path();
-        options.visible_cores = core;
-        runtime::Runtime rt(test::shipped_configs().host("inf1.xlarge"), options);
+    return runtime_child(home, "inf1.xlarge", on_cores(core), true, [bytes](runtime::Runtime& rt, std::string&) {
         runtime::Tensor* tensor = nullptr;
-        const bool ok = rt.init() == NrtStatus::Success &&
-                        rt.tensor_allocate(runtime::TensorPlacement::Device, -1, bytes, "t", &tensor) == NrtStatus::Success;
-        test::Child::send(ok ? "ok" : rt.last_error());
-        if (ok) test::Child::wait_for_parent();
-        message = "";
-        return ok ? 0 : 1;
+        return rt.tensor_allocate(runtime::TensorPlacement::Device, -1, bytes, "t", &tensor) == NrtStatus::Success;
     });
 }
 
@@ -105,19 +116,14 @@ TEST(MultiProcess, DeviceMemoryIsSharedByEveryProcessAsTheDriversPoolsAre) {
 // A child whose runtime takes NEURON_RT_NUM_CORES=`count` from its environment; reports the cores it
 // claimed or the error, and holds them until released.
 test::Child counted(const test::TempHome& home, const std::string& count, bool hold) {
-    return test::Child([&home, count, hold](std::string& message) {
-        setenv("NEURON_RT_NUM_CORES", count.c_str(), 1);
-        runtime::RuntimeOptions options;
-        options.home = home.path();
-        runtime::Runtime rt(test::shipped_configs().host("inf2.xlarge"), options);
-        const NrtStatus status = rt.init();
-        test::Child::send(status == NrtStatus::Success ? runtime::describe_cores(rt.claimed_cores()) : rt.last_error());
-        if (hold && status == NrtStatus::Success) test::Child::wait_for_parent();
-        message = "";
-        return status == NrtStatus::Success ? 0 : 1;
-    });
+    return runtime_child(
+        home, "inf2.xlarge", {}, hold,
+        [](runtime::Runtime& rt, std::string& line) {
+            line = runtime::describe_cores(rt.claimed_cores());
+            return true;
+        },
+        [count] { setenv("NEURON_RT_NUM_CORES", count.c_str(), 1); });
 }
-
 
 TEST(MultiProcess, NumCoresClaimsThatManyFreeCores) {
     test::TempHome home;
