@@ -1,7 +1,7 @@
 // The seam between the runtime and the NeuronCore engines: the runtime loads a program (validated,
 // device memory allocated, weights and instruction streams copied over PCIe) and hands an executor
-// where everything is; the executor runs the instruction streams on the claimed cores and reports
-// what it took. The placement is the engines' own (sim::core::ProgramPlacement), so the
+// where everything is; the executor runs the instruction streams on the claimed cores (fetching them
+// from the device memory the load put them in, sim/core/instruction_fetch.h) and reports what it took. The placement is the engines' own (sim::core::ProgramPlacement), so the
 // EngineScheduler implements this directly.
 #pragma once
 
@@ -17,7 +17,7 @@ namespace nsim::runtime {
 
 struct LoadedProgram {
     const isa::Container* program = nullptr;
-    sim::core::ProgramPlacement placement;  // physical cores, the device region's copies, the host region
+    sim::core::ProgramPlacement placement;  // physical cores, the device region's copies, the host region, the code
 };
 
 struct ExecutionRequest {

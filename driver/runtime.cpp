@@ -279,8 +279,10 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
             model->handles.push_back(model->host_region_handle);
             placement.host_region = driver_->chunk(model->host_region_handle).address;
         }
-        // Instruction streams: each into device memory of the core that runs it.
-        for (const isa::InstructionStream& stream : program.streams) {
+        // Instruction streams: each into device memory of the core that runs it, where the engines
+        // fetch it from (sim/core/instruction_fetch.h).
+        for (uint32_t s = 0; s < program.streams.size(); ++s) {
+            const isa::InstructionStream& stream = program.streams[s];
             std::vector<uint8_t> code;
             for (const isa::Instruction& instruction : stream.instructions) isa::encode(instruction, code);
             if (code.empty()) continue;
@@ -291,6 +293,8 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
             model->device_bytes += driver_->chunk(handle).size;
             driver_->copy_to_device(handle, 0, code.data(), code.size());
             model->dma_bytes += code.size();
+            placement.code.push_back({s, core.device, core.memory_channel,
+                                      driver_->chunk(handle).address - address_map.channel(core.memory_channel), code.size()});
         }
         // Weights and constants.
         for (const isa::TensorInfo& t : program.tensors) {

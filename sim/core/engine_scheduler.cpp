@@ -15,6 +15,7 @@
 #include "core/collective_data.h"
 #include "core/cost_model.h"
 #include "core/event_queue.h"
+#include "core/instruction_fetch.h"
 #include "core/instruction_text.h"
 #include "core/semantics/functional.h"
 
@@ -108,6 +109,10 @@ struct EngineScheduler::Impl {
     Platform& platform;
     const isa::Container& program;
     ProgramPlacement placement;
+    // What the queues run: the streams fetched from device memory when the placement has their code
+    // (instruction_fetch.h), else the program's own.
+    std::vector<isa::InstructionStream> fetched;
+    const std::vector<isa::InstructionStream>* streams = &program.streams;
     ExecutionOptions options;
     CostModel cost;
     std::vector<Core> cores;
@@ -154,6 +159,10 @@ struct EngineScheduler::Impl {
         if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
             throw std::logic_error("the engines count picoseconds: SystemC's time resolution must be 1 ps");
         dma_overhead_ps = to_ps(cost.dma_overhead_seconds());
+        if (!placement.code.empty()) {
+            fetched = fetch_streams(program, placement, platform);
+            streams = &fetched;
+        }
         const config::NeuronCoreSpec& spec = p.spec().chip.core;
         for (uint32_t i = 0; i < placement.cores.size(); ++i) {
             Core core;
@@ -176,7 +185,7 @@ struct EngineScheduler::Impl {
             core.semaphores.assign(spec.semaphores, 0);
             cores.push_back(std::move(core));
         }
-        for (const isa::InstructionStream& s : program.streams) {
+        for (const isa::InstructionStream& s : *streams) {
             if (s.instructions.empty()) continue;
             if (s.core >= cores.size())
                 throw RunError(fmt::format("{}: the program has only {} cores", isa::describe(s), cores.size()));

@@ -42,8 +42,20 @@ struct DeviceRegion {
     bool home = false;  // the device's copy of every tensor; the others hold only its weights
 };
 
+// Where the loader put one instruction stream's encoded instructions: `bytes` bytes in channel
+// `channel` of device `device`, `offset` bytes into the channel (sim/core/instruction_fetch.h).
+struct StreamCode {
+    uint32_t stream = 0;  // index in the program's streams
+    unsigned device = 0;
+    unsigned channel = 0;
+    uint64_t offset = 0;
+    uint64_t bytes = 0;
+};
+
 struct ProgramPlacement {
     std::vector<PhysicalCore> cores;          // by program core
+    std::vector<StreamCode> code;             // the streams' code in device memory; empty: the engines
+                                              // run the program's streams as they are
     std::vector<DeviceRegion> device_regions; // as region_copies() lists them
     uint64_t device_region_bytes = 0;
     uint64_t host_region = 0;                 // byte offset of the host region in host memory

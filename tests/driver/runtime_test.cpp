@@ -2,12 +2,15 @@
 // copies over PCIe, tensors, execute on the engines, status codes and messages, fault recovery.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <regex>
 
 #include <fmt/format.h>
 
 #include "engine_executor.h"
+#include "isa/encoding.h"
 #include "runtime.h"
 #include "runtime_test_support.h"
 
@@ -113,6 +116,95 @@ TEST(Runtime, ExecuteRunsTheModelOnTheEnginesAndReturnsItsOutputs) {
     runtime::TensorSet missing;
     EXPECT_EQ(rt.execute(model, missing, &out), NrtStatus::ExecBadInput);
     EXPECT_EQ(rt.last_error(), "NRT:nrt_execute input tensor 'x' is missing");
+}
+
+// The device memory holding stream `stream`'s code, as the runtime's load placed it.
+struct CodeInDeviceMemory {
+    sim::SparseMemory* storage = nullptr;
+    uint64_t offset = 0, bytes = 0;
+};
+
+CodeInDeviceMemory code_of_stream(runtime::Runtime& rt, const runtime::Model& model, uint32_t stream) {
+    for (const sim::core::StreamCode& code : model.loaded.placement.code)
+        if (code.stream == stream)
+            return {&rt.platform().devices().at(code.device)->memory_channels().at(code.channel)->storage(), code.offset,
+                    code.bytes};
+    return {};
+}
+
+TEST(Runtime, TheEnginesRunTheCodeTheLoadPutInDeviceMemory) {
+    test::TempHome home;
+    runtime::Runtime rt(test::shipped_configs().host("inf2.xlarge"), options_for(home, "0"));
+    ASSERT_EQ(rt.init(), NrtStatus::Success) << rt.last_error();
+    rt.set_executor(std::make_unique<runtime::EngineExecutor>());
+    ExampleRun run;
+    ASSERT_NO_FATAL_FAILURE(prepare_example(rt, run));
+    runtime::Tensor* y = nullptr;
+    ASSERT_EQ(rt.tensor_allocate(runtime::TensorPlacement::Host, 0, 128 * 256 * 4, "y", &y), NrtStatus::Success);
+    run.out.tensors["y"] = y;
+    auto execute_y = [&] {
+        std::vector<float> values(128 * 256);
+        EXPECT_EQ(rt.execute(run.model, run.in, &run.out), NrtStatus::Success) << rt.last_error();
+        EXPECT_EQ(rt.tensor_read(y, values.data(), 0, values.size() * 4), NrtStatus::Success);
+        return values;
+    };
+    const std::vector<float> scaled = execute_y();
+
+    // The vector engine's stream, decoded from device memory, is the program's.
+    const isa::Container& program = run.model->program;
+    uint32_t dve = 0;
+    while (dve < program.streams.size() && program.streams[dve].engine != isa::Engine::Dve) ++dve;
+    ASSERT_LT(dve, program.streams.size());
+    const CodeInDeviceMemory code = code_of_stream(rt, *run.model, dve);
+    ASSERT_NE(code.storage, nullptr);
+    std::vector<uint8_t> bytes(code.bytes);
+    code.storage->read(code.offset, bytes.data(), bytes.size());
+    std::vector<isa::Instruction> decoded;
+    for (size_t at = 0; at < bytes.size();) {
+        decoded.emplace_back();
+        at += isa::decode(bytes.data() + at, bytes.size() - at, decoded.back());
+    }
+    ASSERT_EQ(decoded, program.streams[dve].instructions);
+
+    // y = (x - mean) * rstd * gamma; with gamma's multiply turned into an add in device memory only,
+    // the engines compute (x - mean) * rstd + gamma: what is in device memory runs.
+    auto multiply = std::find_if(decoded.begin(), decoded.end(), [](const isa::Instruction& i) {
+        return i.opcode == isa::Opcode::TensorTensor && i.alu(isa::fields::TensorTensor::op) == isa::AluOp::Multiply;
+    });
+    ASSERT_NE(multiply, decoded.end());
+    multiply->set_enum(isa::fields::TensorTensor::op, isa::AluOp::Add);
+    std::vector<uint8_t> changed;
+    for (const isa::Instruction& i : decoded) isa::encode(i, changed);
+    ASSERT_EQ(changed.size(), bytes.size());
+    code.storage->write(code.offset, changed.data(), changed.size());
+    const std::vector<float> shifted = execute_y();
+    const float gamma[4] = {1.0f, 0.5f, 0.75f, 0.25f};  // the example's .data, repeated over the columns
+    int differing = 0;
+    for (size_t i = 0; i < scaled.size(); ++i) {
+        const float g = gamma[(i % 256) % 4];
+        ASSERT_NEAR(shifted[i] - g, scaled[i] / g, 1e-4f * (1 + std::fabs(scaled[i] / g))) << i;
+        differing += shifted[i] != scaled[i];
+    }
+    EXPECT_GT(differing, 0);
+
+    // Code that decodes but breaks the generation's limits is refused as the load refuses a program.
+    multiply->sync.wait_semaphore = 999;
+    changed.clear();
+    for (const isa::Instruction& i : decoded) isa::encode(i, changed);
+    code.storage->write(code.offset, changed.data(), changed.size());
+    EXPECT_EQ(rt.execute(run.model, run.in, &run.out), NrtStatus::ExecCompletedWithErr);
+    EXPECT_EQ(rt.last_error().rfind("NRT:nrt_execute the code in device memory differs from the loaded program and is invalid: ", 0), 0u)
+        << rt.last_error();
+
+    // Bytes that do not decode stop the execution with the stream and the address, in one line.
+    std::vector<uint8_t> garbage(bytes.size(), 0xFF);
+    code.storage->write(code.offset, garbage.data(), garbage.size());
+    EXPECT_EQ(rt.execute(run.model, run.in, &run.out), NrtStatus::ExecCompletedWithErr);
+    EXPECT_EQ(rt.last_error().rfind(fmt::format("NRT:nrt_execute core 0 queue dve: instruction 0 in device memory (device 0 "
+                                                "channel 0 offset {:#x}) does not decode: ", code.offset), 0),
+              0u)
+        << rt.last_error();
+    EXPECT_EQ(rt.last_error().find('\n'), std::string::npos);
 }
 
 // NEURON_RT_EXEC_TIMEOUT (simulated seconds) from the environment, in a child with its own host:
