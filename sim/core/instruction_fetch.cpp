@@ -10,8 +10,7 @@ namespace {
 
 std::vector<isa::Instruction> decode_code(const isa::InstructionStream& stream, const StreamCode& code, Platform& platform) {
     std::vector<uint8_t> bytes(code.bytes);
-    platform.devices().at(code.device)->memory_channels().at(code.channel)->storage().read(code.offset, bytes.data(),
-                                                                                           bytes.size());
+    channel_storage(platform, code.device, code.channel).read(code.offset, bytes.data(), bytes.size());
     std::vector<isa::Instruction> instructions;
     for (size_t at = 0; at < bytes.size();) {
         isa::Instruction instruction;

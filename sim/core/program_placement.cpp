@@ -113,19 +113,21 @@ void load_tensors(const isa::Container& program, const ProgramPlacement& placeme
     }
 }
 
+SparseMemory& channel_storage(Platform& platform, unsigned device, unsigned channel) {
+    return platform.devices().at(device)->memory_channels().at(channel)->storage();
+}
+
 void write_device_tensor(Platform& platform, const ProgramPlacement& placement, const isa::TensorInfo& tensor,
                          const void* data, uint64_t size) {
     for (const DeviceRegion& r : placement.device_regions)
         if (r.home || tensor.role == isa::TensorRole::Weight)
-            platform.devices().at(r.device)->memory_channels().at(r.channel)->storage().write(r.offset + tensor.offset,
-                                                                                              static_cast<const uint8_t*>(data), size);
+            channel_storage(platform, r.device, r.channel).write(r.offset + tensor.offset, static_cast<const uint8_t*>(data), size);
 }
 
 void read_device_tensor(Platform& platform, const ProgramPlacement& placement, const isa::TensorInfo& tensor,
                         void* data, uint64_t size) {
     const DeviceRegion& r = placement.home_region(placement.devices().front());
-    platform.devices().at(r.device)->memory_channels().at(r.channel)->storage().read(r.offset + tensor.offset,
-                                                                                     static_cast<uint8_t*>(data), size);
+    channel_storage(platform, r.device, r.channel).read(r.offset + tensor.offset, static_cast<uint8_t*>(data), size);
 }
 
 }  // namespace nsim::sim::core

@@ -96,6 +96,9 @@ void write_device_tensor(Platform& platform, const ProgramPlacement& placement, 
 void read_device_tensor(Platform& platform, const ProgramPlacement& placement, const isa::TensorInfo& tensor,
                         void* data, uint64_t size);
 
+// The bytes of memory channel `channel` of device `device`.
+SparseMemory& channel_storage(Platform& platform, unsigned device, unsigned channel);
+
 // The NeuronCore generation number of a chip ("v2" -> 2).
 uint32_t generation_of(const config::ChipSpec& chip);
 
