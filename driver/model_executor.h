@@ -1,8 +1,9 @@
 // The seam between the runtime and the NeuronCore engines: the runtime loads a program (validated,
 // device memory allocated, weights and instruction streams copied over PCIe) and hands an executor
 // where everything is; the executor runs the instruction streams on the claimed cores (fetching them
-// from the device memory the load put them in, sim/core/instruction_fetch.h) and reports what it took. The placement is the engines' own (sim::core::ProgramPlacement), so the
-// EngineScheduler implements this directly.
+// from the device memory the load put them in, sim/core/instruction_fetch.h) and reports what it
+// took. The placement is the engines' own (sim::core::ProgramPlacement), so the EngineScheduler
+// implements this directly.
 #pragma once
 
 #include <cstdint>

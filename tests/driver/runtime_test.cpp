@@ -47,8 +47,7 @@ TEST(Runtime, LoadValidatesAndCopiesWeightsAndCodeOverPcie) {
         if (t.name == "gamma") gamma = &t;
     ASSERT_NE(gamma, nullptr);
     std::vector<uint8_t> stored(gamma->data.size());
-    rt.platform().devices()[0]->memory_channels()[1]->storage().read(region.offset + gamma->offset, stored.data(),
-                                                                      stored.size());
+    sim::core::channel_storage(rt.platform(), 0, 1).read(region.offset + gamma->offset, stored.data(), stored.size());
     EXPECT_EQ(stored, gamma->data);
     // The host state shows the model and the core's load count.
     const auto record = rt.state().read_process(getpid());
@@ -127,8 +126,7 @@ struct CodeInDeviceMemory {
 CodeInDeviceMemory code_of_stream(runtime::Runtime& rt, const runtime::Model& model, uint32_t stream) {
     for (const sim::core::StreamCode& code : model.loaded.placement.code)
         if (code.stream == stream)
-            return {&rt.platform().devices().at(code.device)->memory_channels().at(code.channel)->storage(), code.offset,
-                    code.bytes};
+            return {&sim::core::channel_storage(rt.platform(), code.device, code.channel), code.offset, code.bytes};
     return {};
 }
 
