@@ -1,6 +1,7 @@
 // This process's NeuronCore activity in the host state (activity/<pid>.json), which neuron-top reads:
 // each publish() adds one interval of simulated time per core (how long the core was busy in it) and
-// replaces the record atomically. Only the newest samples of each core are kept.
+// replaces the record atomically. Only the newest samples of each core are kept. It carries the
+// process's tag (NEURON_PROCESS_TAG) and its execution statistics for neuron-monitor too.
 #pragma once
 
 #include <cstddef>
@@ -16,14 +17,19 @@ double wall_clock_now_s();
 
 class ActivityPublisher {
 public:
-    ActivityPublisher(const HostState& state, int pid, size_t samples_kept);
+    ActivityPublisher(const HostState& state, int pid, size_t samples_kept, std::string tag = "");
 
     struct CoreBusy {
         CoreId core;
         double busy_s = 0;
+        double flops = 0;
     };
     // `sim_end_s`: simulated time at the end of the interval, `interval_s` its length.
     void publish(double sim_end_s, double interval_s, const std::vector<CoreBusy>& cores);
+
+    // One execution's outcome, counted in the next publish. Latencies only for completed ones.
+    enum class Outcome { Completed, CompletedWithError, TimedOut, Failed };
+    void count_execution(Outcome outcome, double total_latency_s = 0, double device_latency_s = 0);
 
 private:
     const HostState& state_;
@@ -31,6 +37,8 @@ private:
     size_t kept_;
     std::map<CoreId, std::vector<ActivitySample>> samples_;
     double last_wall_s_ = 0;   // of the previous publish; 0 before the first
+    std::string tag_;
+    ExecutionStats executions_;
 };
 
 }  // namespace nsim::driver

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "kernel_clock.h"
 #include "process_identity.h"
 
 namespace nsim::driver {
@@ -157,6 +158,9 @@ std::vector<ProcessRecord> HostState::live_processes() const {
             const Lock lock = this->lock();
             record = process_record_in(entry.path());
             if (record && !is_alive(*record)) {
+                // The driver's release of a process that died without closing its devices (driver.md 10).
+                if (!record->open_devices.empty())
+                    append_kernel_log(kernel_log_line(*this, fmt::format("npid_detach: pid={}, slot=0", record->pid)));
                 std::error_code ignored;
                 fs::remove(entry.path(), ignored);
                 fs::remove(dir_ / "activity" / entry.path().filename(), ignored);

@@ -1,5 +1,5 @@
 // The persistent state of one simulated host: a directory under $NEURON_SIM_HOME (default
-// ~/.neuron-sim) created on first use. Layout and rules in driver/STATE.md. Every file is replaced
+// ~/.neuron-sim) created on first use. Layout and rules in driver/host_state/STATE.md. Every file is replaced
 // atomically (written beside, then renamed), so a reader never sees half a file; read-modify-write of
 // shared files happens under an exclusive flock on host.lock; per-process files are written only by
 // their process and are stale (ignored and removed) once that process is gone.

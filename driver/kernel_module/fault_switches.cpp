@@ -4,10 +4,13 @@ namespace nsim::driver {
 
 const std::vector<FaultInfo>& all_faults() {
     static const std::vector<FaultInfo> faults = {
+        {Fault::FailNcMmap, "fail_nc_mmap", "mapping a NeuronCore's notification queue fails (an execution cannot start)"},
         {Fault::FailDmaWait, "fail_dma_wait", "the driver's wait for a DMA completion marker fails (copy times out)"},
-        {Fault::FailFwioRead, "fail_fwio_read", "firmware mailbox reads fail (request timed out); probe leaves the device INVALID"},
         {Fault::FailMcAlloc, "fail_mc_alloc", "device memory allocation fails (out of memory)"},
-        {Fault::FirmwareHang, "firmware_hang", "device firmware never acknowledges a reset; the device goes INVALID"},
+        {Fault::FailFwioRead, "fail_fwio_read", "firmware mailbox reads fail (request timed out); probe leaves the device INVALID"},
+        {Fault::FailFwioPostMetric, "fail_fwio_post_metric", "posting the runtime's metrics to the firmware fails (nrt_init goes on)"},
+        {Fault::FirmwareHang, "firmware_hang", "device firmware never acknowledges a reset; the device goes INVALID (hardware: "
+                                               "survives rmmod)", false},
     };
     return faults;
 }

@@ -1,8 +1,12 @@
-// Fault injection modelled on the real driver's debugfs fault attributes (driver.md 3:
-// neuron/fail_dma_wait, fail_fwio_read, fail_mc_alloc ...) plus one hardware fault, a firmware that
-// never acknowledges a reset. Each switch is a file debugfs/neuron/<name> in the host state holding the
-// Linux fault-attr "times" value: 0 off, N fail the next N times, -1 fail every time. Switches persist,
-// so a user can arm one with `neuron-sim fault set NAME N` and see the next run fail.
+// Fault injection modelled on the real driver's debugfs fault attributes (driver.md 3: neuron/
+// fail_nc_mmap, fail_dma_wait, fail_mc_alloc, fail_fwio_read, fail_fwio_post_metric) plus one
+// hardware fault, a firmware that never acknowledges a reset. Each switch is a file
+// debugfs/neuron/<name> in the host state holding the Linux fault-attr "times" value: 0 off, N fail
+// the next N times, -1 fail every time. Switches persist between commands, so a user can arm one with
+// `neuron-sim fault set NAME N` and see the next run fail. As on a real host, the driver's own
+// switches live in the module's debugfs: rmmod removes them (they read 0 afterwards), so a switch
+// meant for modprobe is armed after rmmod, while the module is unloaded. firmware_hang is the
+// hardware's and survives a reload.
 #pragma once
 
 #include <cstdint>
@@ -14,12 +18,13 @@
 
 namespace nsim::driver {
 
-enum class Fault { FailDmaWait, FailFwioRead, FailMcAlloc, FirmwareHang };
+enum class Fault { FailNcMmap, FailDmaWait, FailMcAlloc, FailFwioRead, FailFwioPostMetric, FirmwareHang };
 
 struct FaultInfo {
     Fault fault;
     const char* name;     // the debugfs file name
     const char* effect;   // what arming it does, for `neuron-sim fault list`
+    bool driver = true;   // a debugfs attribute of the module (cleared by rmmod), not a hardware fault
 };
 
 const std::vector<FaultInfo>& all_faults();

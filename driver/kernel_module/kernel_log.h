@@ -1,5 +1,5 @@
-// The driver's printk: each message goes to the host state's kernel.log (what `dmesg` would show)
-// with the simulated time, and is kept for the caller to quote in an error.
+// The driver's printk: each message goes to the host state's kernel.log (what `dmesg` would show),
+// stamped by the host's kernel clock (host_state/kernel_clock.h).
 #pragma once
 
 #include <functional>

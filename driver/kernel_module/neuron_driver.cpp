@@ -126,6 +126,7 @@ void NeuronDriver::probe() {
         for (unsigned c = 0; c < chip.memory.channels; ++c)
             d.channels.emplace_back(map.channel(c), chip.memory.channel_bytes - drv.memory_carveout_bytes, drv.min_alloc_bytes);
         d.h2t.resize(chip.cores_per_device);
+        d.notifications.resize(chip.cores_per_device);
         if (d.probe_failure.empty()) d.fwio->setup();
     }
 }
@@ -221,13 +222,18 @@ void NeuronDriver::attach() {
 void NeuronDriver::rmmod() {
     HostState::Lock lock = state_.lock();
     auto machine = state_.read_machine();
+    // A host nobody has used yet boots now, with its driver loaded, as an instance does.
+    if (!machine) {
+        modprobe();
+        machine = state_.read_machine();
+    }
     if (!machine || !machine->driver_loaded) throw DriverError(ENOENT, "ERROR: Module neuron is not currently loaded");
     for (const ProcessRecord& process : state_.live_processes())
         if (!process.open_devices.empty()) throw DriverError(EBUSY, "ERROR: Module neuron is in use");
     // neuron_module_exit: debugfs goes (its fault attributes with it), then each device is removed:
     // reset worker stopped, DMA rings and memory pools freed, device node and sysfs deleted.
     for (const FaultInfo& fault : all_faults())
-        if (fault.fault != Fault::FirmwareHang) state_.write_fault(fault.name, 0);
+        if (fault.driver) state_.write_fault(fault.name, 0);
     for (const DeviceRecord& device : machine->devices) log_.print(fmt::format("nd{}: device removed", device.index));
     remove_sysfs(state_);
     machine->driver_loaded = false;
@@ -367,6 +373,41 @@ uint64_t NeuronDriver::bus_address(const MemChunk& chunk) const {
     return chunk.host ? spec_.chip.registers.pci_host_base + chunk.address : chunk.address;
 }
 
+NotificationQueue& NeuronDriver::notifications(Device& d, unsigned nc) {
+    const config::ChipSpec& chip = spec_.chip;
+    if (nc >= d.notifications.size()) throw DriverError(EINVAL, fmt::format("nd{}: no core {}", d.index, nc));
+    if (!d.notifications[nc]) {
+        // The application maps the queue to poll it (driver.md 9).
+        if (faults_.should_fail(Fault::FailNcMmap)) {
+            const std::string message = fmt::format("nd{}: mmap of the nc{} notification queue failed", d.index, nc);
+            log_.print(message);
+            throw DriverError(EFAULT, message);
+        }
+        const uint64_t bytes = chip.driver.notification_queue_bytes;
+        const auto queue = d.host_pool.allocate(bytes, bytes);
+        if (!queue) throw DriverError(ENOMEM, fmt::format("nd{}: no host memory for the nc{} notification queue", d.index, nc));
+        d.notifications[nc] = std::make_unique<NotificationQueue>(d.bar0, host_memory_, chip, d.index, nc, *queue);
+        d.notifications[nc]->init();
+    }
+    return *d.notifications[nc];
+}
+
+NotificationQueue::Completion NeuronDriver::execute(unsigned device, unsigned nc, double timeout_s) {
+    Device& d = at(device);
+    NotificationQueue::Completion completion = notifications(d, nc).execute(timeout_s);
+    if (!completion.arrived) {
+        const std::string message = fmt::format("execution completion timeout on nd{} nc{} after {:g} s", device, nc, timeout_s);
+        log_.print(message);
+        throw DriverError(ETIMEDOUT, message);
+    }
+    return completion;
+}
+
+const NotificationQueue* NeuronDriver::notification_queue(unsigned device, unsigned nc) const {
+    const Device& d = at(device);
+    return nc < d.notifications.size() ? d.notifications[nc].get() : nullptr;
+}
+
 H2tQueue& NeuronDriver::h2t(Device& d, unsigned nc) {
     const config::ChipSpec& chip = spec_.chip;
     if (nc >= d.h2t.size()) throw DriverError(EINVAL, fmt::format("nd{}: no core {}", d.index, nc));
@@ -456,7 +497,18 @@ bool NeuronDriver::reset_cores(unsigned device, uint32_t core_map, std::string* 
     // ndmar_init_ncs: the reset cores' queues start afresh.
     for (unsigned c = 0; c < d.h2t.size(); ++c)
         if ((core_map >> c & 1) && d.h2t[c]) d.h2t[c]->init();
+    // NQs are destroyed per NC on reset (driver.md 9): they start empty again.
+    for (unsigned c = 0; c < d.notifications.size(); ++c)
+        if ((core_map >> c & 1) && d.notifications[c]) d.notifications[c]->init();
     return true;
+}
+
+bool NeuronDriver::post_metric(unsigned device, const std::string& metrics) {
+    Device& d = at(device);
+    const std::vector<uint8_t> blob(metrics.begin(), metrics.end());
+    const FwioClient::Result result = d.fwio->post_metric(blob, faults_.should_fail(Fault::FailFwioPostMetric));
+    if (!result.ok) log_.print(fmt::format("nd{}: failed to post metrics: {}", device, result.message));
+    return result.ok;
 }
 
 FwioClient::Result NeuronDriver::refresh_health(unsigned device) {

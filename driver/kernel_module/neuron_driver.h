@@ -24,6 +24,7 @@
 #include "kernel_log.h"
 #include "memory_pool.h"
 #include "module_advice.h"
+#include "notification_queue.h"
 #include "pci_probe.h"
 #include "platform/platform.h"
 #include "process_session.h"
@@ -107,9 +108,19 @@ public:
     // Simulated seconds spent waiting for DMA in this process.
     double dma_seconds() const { return dma_seconds_; }
 
+    // An execution on core `nc`: rings its doorbell and waits for the device's notification (the
+    // core's notification queue is set up on first use). Throws DriverError(ETIMEDOUT) with the
+    // driver's message when none arrives within `timeout_s` of simulated time.
+    NotificationQueue::Completion execute(unsigned device, unsigned nc, double timeout_s);
+    // The core's queue, for its counters; null before its first execution.
+    const NotificationQueue* notification_queue(unsigned device, unsigned nc) const;
+
     // NC_RESET + NC_RESET_READY: resets the cores of `core_map` on a device; false (with the driver's
     // message) when the reset failed.
     bool reset_cores(unsigned device, uint32_t core_map, std::string* message);
+    // POST_METRIC: a metrics blob through the mailbox to the firmware, which forwards it (driver.md 6);
+    // false, and a kernel log line, when the mailbox fails.
+    bool post_metric(unsigned device, const std::string& metrics);
     // Reads the firmware's ECC counters through the mailbox into the host state.
     FwioClient::Result refresh_health(unsigned device);
 
@@ -126,6 +137,7 @@ private:
         MemoryPool host_pool;
         std::unique_ptr<FwioClient> fwio;
         std::vector<std::unique_ptr<H2tQueue>> h2t;   // per core, set up on first use
+        std::vector<std::unique_ptr<NotificationQueue>> notifications;  // per core, set up on first use
         uint64_t bounce_pa = 0;
         bool firmware_up = false;
         std::string probe_failure;
@@ -137,6 +149,7 @@ private:
     void probe();
     bool wait_for_firmware(Device& device);
     H2tQueue& h2t(Device& device, unsigned nc);
+    NotificationQueue& notifications(Device& device, unsigned nc);
     void copy(uint64_t handle, uint64_t offset, void* host_data, uint64_t size, bool to_device);
     void update_machine(const std::function<void(MachineRecord&)>& change);
     void account(const MemChunk& chunk, int64_t sign);

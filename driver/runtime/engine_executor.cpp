@@ -22,7 +22,9 @@ ExecutionResult EngineExecutor::execute(sim::Platform& platform, const LoadedPro
         trace_ = nullptr;
     } catch (const sim::core::RunError& e) {
         const std::string text = e.what();
-        result.message = text.substr(0, text.find('\n'));  // one line; the deadlock report follows it
+        const size_t end = text.find('\n');
+        result.message = text.substr(0, end);  // one line; the deadlock report follows it
+        if (end != std::string::npos) result.report = text.substr(end + 1);
         return result;
     }
     result.device_seconds = last_.time_s;

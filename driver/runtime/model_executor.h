@@ -30,6 +30,7 @@ struct ExecutionRequest {
 struct ExecutionResult {
     bool ok = false;
     std::string message;              // why not, one line
+    std::string report;               // the rest of what the engines said (a deadlock's queue states)
     bool timed_out = false;
     double device_seconds = 0;        // simulated time the engines ran
     uint64_t cycles = 0;

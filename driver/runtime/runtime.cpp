@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 
 #include "core_selection.h"
+#include "program_flops.h"
 #include "platform/device_address_map.h"
+#include "platform/execution_doorbells.h"
 #include "host_time.h"
 #include "isa/container_io.h"
 #include "isa/encoding.h"
@@ -24,12 +26,16 @@ std::optional<std::string> environment(const char* name) {
 }
 
 constexpr size_t kActivitySamplesKept = 64;  // per core, enough for neuron-top's window
+// How long nrt_execute waits for a notification without NEURON_RT_EXEC_TIMEOUT: the runtime's
+// default (driver.md 12), a software setting rather than a property of the hardware.
+constexpr double kDefaultExecTimeoutS = 30;
 
 }  // namespace
 
 Runtime::Runtime(const config::HostSpec& spec, RuntimeOptions options) : spec_(spec), options_(std::move(options)) {
     if (!options_.visible_cores) options_.visible_cores = environment("NEURON_RT_VISIBLE_CORES");
     if (!options_.num_cores) options_.num_cores = environment("NEURON_RT_NUM_CORES");
+    if (!options_.process_tag) options_.process_tag = environment("NEURON_PROCESS_TAG").value_or("");
     if (!options_.exec_timeout_s) {
         if (auto text = environment("NEURON_RT_EXEC_TIMEOUT")) {
             try {
@@ -130,7 +136,7 @@ NrtStatus Runtime::init() {
         if (e.error() == ENODEV && !driver_->loaded())
             return fail(NrtStatus::Failure, where,
                         fmt::format("Unable to determine Neuron Driver version. Please check aws-neuron-dkms package is "
-                                    "installed. (the simulated host's neuron module is not loaded; {})", driver::kLoadAdvice));
+                                    "installed. (the simulated host's neuron module is not loaded; {})", driver::load_advice(spec_.instance.name)));
         return fail(NrtStatus::Failure, where, e.what());
     }
     CoreRequest request;
@@ -152,7 +158,7 @@ NrtStatus Runtime::init() {
             close();
             closed_ = false;
             return fail(NrtStatus::Failure, where,
-                        fmt::format("Failed to initialize devices: {} ({})", e.what(), driver::kReloadAdvice));
+                        fmt::format("Failed to initialize devices: {} ({})", e.what(), driver::reload_advice(spec_.instance.name)));
         }
     }
     if (options_.reset_cores) {
@@ -165,12 +171,33 @@ NrtStatus Runtime::init() {
             }
         }
     }
+    // The runtime reports its version through each device's firmware; a failure costs nothing but the metric.
+    for (unsigned device : open_devices_) driver_->post_metric(device, fmt::format("nrt_init pid={}", driver_->session().identity().pid));
     initialized_ = true;
     closed_ = false;
     return NrtStatus::Success;
 }
 
+void Runtime::install_on_sequencer(Model& model) {
+    const sim::core::PhysicalCore& first = model.loaded.placement.cores.front();
+    sim::ExecutionDoorbells* doorbells = platform().devices().at(first.device)->doorbells();
+    if (!doorbells) return;
+    doorbells->set_launcher(first.core, [this, m = &model](uint32_t) {
+        m->last_result = executor_ ? executor_->execute(platform(), m->loaded, m->request) : ExecutionResult{};
+        if (!executor_) m->last_result.message = "no instruction executor is installed (the NeuronCore engines are not wired to the runtime)";
+        return m->last_result.ok ? sim::ExecutionDoorbells::kCompleted : sim::ExecutionDoorbells::kFailed;
+    });
+}
+
+void Runtime::remove_from_sequencer(const Model& model) {
+    if (model.loaded.placement.cores.empty()) return;
+    const sim::core::PhysicalCore& first = model.loaded.placement.cores.front();
+    if (sim::ExecutionDoorbells* doorbells = platform().devices().at(first.device)->doorbells())
+        doorbells->set_launcher(first.core, {});
+}
+
 void Runtime::free_model_memory(Model& model) {
+    remove_from_sequencer(model);
     for (uint64_t handle : model.handles) {
         try {
             driver_->mem_free(handle);
@@ -205,7 +232,7 @@ NrtStatus Runtime::check_usable(const std::string& where) {
     for (unsigned device : open_devices_)
         if (driver_->device_state(device) != driver::DeviceState::Ready)
             return fail(NrtStatus::HwError, where,
-                        fmt::format("{} ({})", driver::invalid_state_error(device).what(), driver::kReloadAdvice));
+                        fmt::format("{} ({})", driver::invalid_state_error(device).what(), driver::reload_advice(spec_.instance.name)));
     return NrtStatus::Success;
 }
 
@@ -250,6 +277,7 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
     model->id = next_model_id_++;
     model->name = program.metadata_value("model").empty() ? fmt::format("model{}", model->id) : program.metadata_value("model");
     model->loaded.program = &model->program;
+    model->flops_per_core = matmul_flops_per_core(model->program);
 
     sim::core::ProgramPlacement& placement = model->loaded.placement;
     for (const isa::TensorInfo& t : program.tensors) {
@@ -258,6 +286,14 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
         else placement.host_region_bytes = std::max(placement.host_region_bytes, end);
     }
     const sim::DeviceAddressMap address_map = sim::DeviceAddressMap::for_chip(spec_.chip);
+    // Where the model's device memory lies, core by core and by category (neuron-top, neuron-monitor).
+    std::vector<driver::CoreMemoryUsage> usage;
+    auto usage_of = [&](unsigned device, unsigned core) -> driver::CoreMemoryUsage& {
+        for (auto& u : usage)
+            if (u.core == driver::CoreId{device, core}) return u;
+        usage.push_back({{device, core}});
+        return usage.back();
+    };
     try {
         // The DRAM tensors' region: a copy in each device's home channel, and the weights' copies next
         // to the other cores (sim/core/program_placement.h).
@@ -272,6 +308,13 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
             model->region_handles.push_back(handle);
             copy.offset = driver_->chunk(handle).address - address_map.channel(copy.channel);
             model->device_bytes += driver_->chunk(handle).size;
+            uint64_t constants = 0;
+            for (const isa::TensorInfo& t : program.tensors)
+                if (!t.data.empty() && t.location == isa::TensorLocation::Device && (copy.home || t.role == isa::TensorRole::Weight))
+                    constants += t.data.size();
+            driver::CoreMemoryUsage& on_core = usage_of(copy.device, core->core);
+            on_core.constants += constants;
+            on_core.tensors += driver_->chunk(handle).size - std::min(constants, driver_->chunk(handle).size);
         }
         if (placement.host_region_bytes > 0) {
             model->host_region_handle = driver_->mem_alloc(cores.front().device, placement.host_region_bytes, 0,
@@ -291,6 +334,7 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
                                                        driver::Lifespan::Process);
             model->handles.push_back(handle);
             model->device_bytes += driver_->chunk(handle).size;
+            usage_of(core.device, core.core).model_code += driver_->chunk(handle).size;
             driver_->copy_to_device(handle, 0, code.data(), code.size());
             model->dma_bytes += code.size();
             placement.code.push_back({s, core.device, core.memory_channel,
@@ -326,7 +370,10 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
     }
     record.load_time_s = model->load_time_s;
     record.device_bytes = model->device_bytes;
+    record.core_memory = usage;
+    record.host_bytes = placement.host_region_bytes;
     driver_->session().update([&](driver::ProcessRecord& r) { r.models.push_back(record); });
+    install_on_sequencer(*model);
     *out = model.get();
     models_.push_back(std::move(model));
     return NrtStatus::Success;
@@ -381,20 +428,37 @@ NrtStatus Runtime::move_tensor(Model& model, const isa::TensorInfo& info, Tensor
     return NrtStatus::Success;
 }
 
-void Runtime::record_activity(const Model& model, const ExecutionResult& result) {
+driver::ActivityPublisher& Runtime::activity() {
     if (!activity_)
-        activity_ = std::make_unique<driver::ActivityPublisher>(*state_, driver_->session().identity().pid, kActivitySamplesKept);
+        activity_ = std::make_unique<driver::ActivityPublisher>(*state_, driver_->session().identity().pid,
+                                                                kActivitySamplesKept, options_.process_tag.value_or(""));
+    return *activity_;
+}
+
+void Runtime::record_activity(const Model& model, const ExecutionResult& result, double total_latency_s) {
     std::vector<driver::ActivityPublisher::CoreBusy> cores;
     const auto& placed = model.loaded.placement.cores;
     for (size_t i = 0; i < placed.size(); ++i)
         cores.push_back({{placed[i].device, placed[i].core},
-                         i < result.core_busy_s.size() ? result.core_busy_s[i] : result.device_seconds});
-    activity_->publish(driver::host_time::now_s(), result.device_seconds, cores);
+                         i < result.core_busy_s.size() ? result.core_busy_s[i] : result.device_seconds,
+                         i < model.flops_per_core.size() ? model.flops_per_core[i] : 0.0});
+    activity().count_execution(driver::ActivityPublisher::Outcome::Completed, total_latency_s, result.device_seconds);
+    activity().publish(driver::host_time::now_s(), result.device_seconds, cores);
+}
+
+NrtStatus Runtime::execution_failed(NrtStatus status, const std::string& message) {
+    using Outcome = driver::ActivityPublisher::Outcome;
+    activity().count_execution(status == NrtStatus::Timeout ? Outcome::TimedOut
+                               : status == NrtStatus::ExecCompletedWithErr ? Outcome::CompletedWithError
+                                                                           : Outcome::Failed);
+    activity().publish(driver::host_time::now_s(), 0, {});
+    return fail(status, "nrt_execute", message);
 }
 
 NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* outputs) {
     const std::string where = "nrt_execute";
     if (const NrtStatus s = check_usable(where); s != NrtStatus::Success) return s;
+    const double start = driver::host_time::now_s();
     if (std::none_of(models_.begin(), models_.end(), [&](const auto& m) { return m.get() == model; }))
         return fail(NrtStatus::InvalidHandle, where, "not a loaded model");
     for (const isa::TensorInfo& info : model->program.tensors) {
@@ -407,12 +471,22 @@ NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* out
                                                                     info.name, it->second->size, info.size_bytes()));
         if (const NrtStatus s = move_tensor(*model, info, *it->second, true); s != NrtStatus::Success) return s;
     }
-    if (!executor_)
-        return fail(NrtStatus::Failure, where, "no instruction executor is installed (the NeuronCore engines are not wired to the runtime)");
-    ExecutionRequest request;
-    request.timeout_s = options_.exec_timeout_s.value_or(0);
-    const ExecutionResult result = executor_->execute(platform(), model->loaded, request);
-    if (!result.ok) return fail(result.timed_out ? NrtStatus::Timeout : NrtStatus::ExecCompletedWithErr, where, result.message);
+    model->request = ExecutionRequest{};
+    model->request.timeout_s = options_.exec_timeout_s.value_or(0);
+    model->last_result = ExecutionResult{};
+    // The doorbell of the model's first core starts it; its notification says it is over.
+    const sim::core::PhysicalCore& first = model->loaded.placement.cores.front();
+    driver::NotificationQueue::Completion completion;
+    try {
+        completion = driver_->execute(first.device, first.core, options_.exec_timeout_s.value_or(kDefaultExecTimeoutS));
+    } catch (const driver::DriverError& e) {
+        return execution_failed(e.error() == ETIMEDOUT ? NrtStatus::Timeout : NrtStatus::Failure, e.what());
+    }
+    if (completion.status == sim::ExecutionDoorbells::kNothingLoaded)
+        return execution_failed(NrtStatus::Failure, fmt::format("nd{} nc{} has no program loaded", first.device, first.core));
+    const ExecutionResult& result = model->last_result;
+    if (!result.ok)
+        return execution_failed(result.timed_out ? NrtStatus::Timeout : NrtStatus::ExecCompletedWithErr, result.message);
     if (outputs)
         for (const isa::TensorInfo& info : model->program.tensors) {
             if (info.role != isa::TensorRole::Output) continue;
@@ -421,7 +495,7 @@ NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* out
             if (const NrtStatus s = move_tensor(*model, info, *it->second, false); s != NrtStatus::Success) return s;
         }
     for (const auto& c : model->loaded.placement.cores) driver_->count_inferences(c.device, c.core, 1);
-    record_activity(*model, result);
+    record_activity(*model, result, driver::host_time::now_s() - start);
     return NrtStatus::Success;
 }
 

@@ -2,7 +2,10 @@
 // driver: nrt_init claims NeuronCores (NEURON_RT_VISIBLE_CORES / NEURON_RT_NUM_CORES) and resets
 // them, nrt_load validates a program container, allocates device memory and copies weights and
 // instruction streams over PCIe through the driver's DMA rings, tensors are allocated and copied the
-// same way, nrt_execute hands the loaded program to a ModelExecutor, nrt_close releases everything.
+// same way. nrt_load also tells the first core's sequencer what to run (a ModelExecutor over the
+// loaded program); nrt_execute rings that core's doorbell through the driver and waits for the
+// device's notification in the core's notification queue, so every execution goes through the
+// driver and the device (driver/kernel_module/notification_queue.h). nrt_close releases everything.
 // Every call returns an NrtStatus; last_error() holds the one-line message of the last failure, in
 // the real runtime's words where it has them ("NeuronCore(s) not available - Requested:nc1-nc1 ...").
 #pragma once
@@ -31,6 +34,7 @@ struct RuntimeOptions {
     std::optional<std::string> visible_cores;
     std::optional<std::string> num_cores;
     std::optional<double> exec_timeout_s;
+    std::optional<std::string> process_tag;     // unset: NEURON_PROCESS_TAG (neuron-top, neuron-monitor); empty: the pid
     bool reset_cores = true;                    // the runtime resets its cores at init (driver.md 12)
 };
 
@@ -62,6 +66,9 @@ struct Model {
     double load_time_s = 0;                     // simulated: validation, allocation and every DMA
     uint64_t device_bytes = 0;
     uint64_t dma_bytes = 0;
+    std::vector<double> flops_per_core;         // matmul work of one execution, by program core
+    ExecutionRequest request;                   // what the next doorbell runs with
+    ExecutionResult last_result;                // what the sequencer's last run reported
 };
 
 class Runtime {
@@ -104,9 +111,15 @@ private:
     NrtStatus claim(const std::vector<uint32_t>& wanted, uint32_t count);
     void release_claim();
     void free_model_memory(Model& model);
+    // The first core's sequencer runs the model when its doorbell rings (or nothing, when unloaded).
+    void install_on_sequencer(Model& model);
+    void remove_from_sequencer(const Model& model);
     // Copies between a tensor and the model's region (DMA for device memory, CPU for host).
     NrtStatus move_tensor(Model& model, const isa::TensorInfo& info, Tensor& tensor, bool into_model);
-    void record_activity(const Model& model, const ExecutionResult& result);
+    driver::ActivityPublisher& activity();
+    void record_activity(const Model& model, const ExecutionResult& result, double total_latency_s);
+    // A failed execution, counted by outcome, then the status to return.
+    NrtStatus execution_failed(NrtStatus status, const std::string& message);
 
     config::HostSpec spec_;
     RuntimeOptions options_;

@@ -271,7 +271,7 @@ ChipSpec read_chip(const ConfigNode& node, const NeuronCoreSpec& core) {
         uint64_t register_bar_bytes = 0;
         for (const auto& bar : chip.pci.bars)
             if (bar.role == "registers") register_bar_bytes = bar.size_bytes;
-        chip.registers = read_register_map(*registers, register_bar_bytes,
+        chip.registers = read_register_map(*registers, register_bar_bytes, chip.cores_per_device,
                                            chip.cores_per_device * chip.core.dma_engines, chip.memory.channels);
     }
     if (const auto firmware = node.find("firmware")) chip.firmware = read_firmware(*firmware);

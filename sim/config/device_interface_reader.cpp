@@ -54,6 +54,24 @@ UdmaRegisterSpec read_udma(const ConfigNode& node) {
     return udma;
 }
 
+NotificationRegisterSpec read_notific(const ConfigNode& node) {
+    node.check_keys({"base", "core_stride", "queue_base_lo", "queue_base_hi", "queue_size", "doorbell", "entry_bytes"});
+    NotificationRegisterSpec n;
+    n.base = node.at("base").as_unsigned();
+    const ConfigNode stride = node.at("core_stride");
+    n.core_stride = stride.as_unsigned();
+    n.queue_base_lo = register_offset(node.at("queue_base_lo"));
+    n.queue_base_hi = register_offset(node.at("queue_base_hi"));
+    n.queue_size = register_offset(node.at("queue_size"));
+    n.doorbell = register_offset(node.at("doorbell"));
+    for (uint32_t offset : {n.queue_base_lo, n.queue_base_hi, n.queue_size, n.doorbell})
+        if (offset >= n.core_stride) stride.fail(fmt::format("must exceed every register offset of a core's block ({:#x})", offset));
+    const ConfigNode entry = node.at("entry_bytes");
+    n.entry_bytes = positive_u32(entry);
+    if (n.entry_bytes < 8) entry.fail("must hold a 32-bit sequence number and a 32-bit status (8 bytes)");
+    return n;
+}
+
 DescriptorFormatSpec read_descriptor(const ConfigNode& node) {
     node.check_keys({"bytes", "length_bits", "phase_shift", "phase_mask", "initial_phase", "first_flag", "last_flag"});
     DescriptorFormatSpec d;
@@ -74,11 +92,11 @@ DescriptorFormatSpec read_descriptor(const ConfigNode& node) {
 
 }  // namespace
 
-RegisterMapSpec read_register_map(const ConfigNode& node, uint64_t register_bar_bytes, uint32_t dma_engines,
+RegisterMapSpec read_register_map(const ConfigNode& node, uint64_t register_bar_bytes, uint32_t cores, uint32_t dma_engines,
                                   uint32_t memory_channels) {
     node.check_keys({"misc_ram", "api_version", "device_id", "serial_number_lo", "serial_number_hi", "sram_ecc",
                      "memory_ecc", "reset_core_map", "reset", "request_hi", "request_lo", "response_hi",
-                     "response_lo", "doorbell", "firmware_status", "udma", "descriptor", "pci_host_base"});
+                     "response_lo", "doorbell", "firmware_status", "udma", "notific", "descriptor", "pci_host_base"});
     RegisterMapSpec map;
     map.present = true;
     const ConfigNode misc = node.at("misc_ram");
@@ -115,6 +133,13 @@ RegisterMapSpec read_register_map(const ConfigNode& node, uint64_t register_bar_
         udma_node.fail(fmt::format("{} engines do not fit in the {}-byte register BAR", dma_engines, register_bar_bytes));
     if (map.udma.base < misc_end && map.misc_ram < udma_end)
         udma_node.fail("the UDMA registers overlap MISC RAM");
+    const ConfigNode notific_node = node.at("notific");
+    map.notific = read_notific(notific_node);
+    const uint64_t notific_end = map.notific.base + uint64_t(cores) * map.notific.core_stride;
+    if (notific_end > register_bar_bytes)
+        notific_node.fail(fmt::format("{} cores' blocks do not fit in the {}-byte register BAR", cores, register_bar_bytes));
+    if ((map.notific.base < misc_end && map.misc_ram < notific_end) || (map.notific.base < udma_end && map.udma.base < notific_end))
+        notific_node.fail("the notification blocks overlap MISC RAM or the UDMA registers");
     map.descriptor = read_descriptor(node.at("descriptor"));
     map.pci_host_base = node.at("pci_host_base").as_unsigned();
     return map;
@@ -158,7 +183,7 @@ DriverSpec read_driver(const ConfigNode& node) {
                      "reset_completion_retries", "reset_completion_backoff_s", "reset_request_all", "h2t_queue",
                      "h2t_ring_descriptors", "dma_poll_interval_s", "dma_timeout_per_descriptor_s",
                      "dma_bounce_bytes", "completion_marker", "memory_carveout_bytes", "min_alloc_bytes",
-                     "host_pool_bytes", "max_processes_per_device"});
+                     "host_pool_bytes", "max_processes_per_device", "notification_queue_bytes", "exec_poll_interval_s"});
     DriverSpec d;
     d.present = true;
     d.version = node.at("version").as_string();
@@ -192,6 +217,10 @@ DriverSpec read_driver(const ConfigNode& node) {
     d.host_pool_bytes = node.at("host_pool_bytes").as_bytes();
     if (d.host_pool_bytes == 0) node.at("host_pool_bytes").fail("must be greater than zero");
     d.max_processes_per_device = positive_u32(node.at("max_processes_per_device"));
+    const ConfigNode queue_bytes = node.at("notification_queue_bytes");
+    d.notification_queue_bytes = queue_bytes.as_bytes();
+    if (!is_power_of_two(d.notification_queue_bytes)) queue_bytes.fail("must be a power of two (driver.md 9)");
+    d.exec_poll_interval_s = positive_seconds(node.at("exec_poll_interval_s"));
     return d;
 }
 

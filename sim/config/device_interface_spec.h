@@ -28,6 +28,18 @@ struct UdmaRegisterSpec {
     uint32_t ring_alignment = 0;      // bytes; ring start and end must be aligned to it
 };
 
+// Per-NeuronCore notification block (driver.md 9): the queue's place in host memory, and the doorbell
+// that starts an execution. Core c's block is at base + c * core_stride.
+struct NotificationRegisterSpec {
+    uint64_t base = 0;
+    uint64_t core_stride = 0;
+    uint32_t queue_base_lo = 0;       // offsets inside a core's block
+    uint32_t queue_base_hi = 0;
+    uint32_t queue_size = 0;          // bytes; 0 halts the queue
+    uint32_t doorbell = 0;            // writing a sequence number starts the core's loaded program
+    uint32_t entry_bytes = 0;         // one notification: u32 sequence, u32 status, reserved
+};
+
 // The 16-byte descriptor: u32 len_ctrl, u32 meta (TX) / buf2 lo (RX), u64 buffer pointer.
 struct DescriptorFormatSpec {
     uint32_t bytes = 0;
@@ -60,6 +72,7 @@ struct RegisterMapSpec {
     uint32_t doorbell = 0;
     uint32_t firmware_status = 0;
     UdmaRegisterSpec udma;
+    NotificationRegisterSpec notific;
     DescriptorFormatSpec descriptor;
     uint64_t pci_host_base = 0;       // device address at which device DMA sees host physical address 0
 };
@@ -114,6 +127,8 @@ struct DriverSpec {
     uint64_t min_alloc_bytes = 0;
     uint64_t host_pool_bytes = 0;     // host memory the driver reserves per device
     uint32_t max_processes_per_device = 0;
+    uint64_t notification_queue_bytes = 0; // per NeuronCore, in host memory
+    double exec_poll_interval_s = 0;  // the runtime's polls of its notification queue
 };
 
 }  // namespace nsim::config

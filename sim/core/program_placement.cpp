@@ -70,20 +70,33 @@ uint32_t generation_of(const config::ChipSpec& chip) {
     return uint32_t(std::stoul(version.substr(1)));
 }
 
-ProgramPlacement place_program(const isa::Container& program, const Platform& platform, unsigned first_core,
-                               uint64_t device_region, uint64_t host_region) {
-    const config::HostSpec& spec = platform.spec();
+void check_program_fits(const isa::Container& program, const config::HostSpec& spec, unsigned first_core,
+                        uint64_t device_region, uint64_t host_region) {
     const uint32_t generation = generation_of(spec.chip);
     if (program.generation != generation)
         throw RunError(fmt::format("the program is for NeuronCore-v{}, {} has {} ({})", program.generation,
                                    spec.instance.name, spec.chip.core.name, spec.chip.product));
-    const unsigned per_device = spec.chip.cores_per_device;
-    const unsigned available = unsigned(platform.devices().size()) * per_device;
+    const unsigned available = spec.instance.devices * spec.chip.cores_per_device;
     if (first_core + uint64_t(program.cores_needed) > available)
         throw RunError(fmt::format("the program needs {} NeuronCores, {} has {} ({} free from core {})",
                                    program.cores_needed, spec.instance.name, available,
                                    available > first_core ? available - first_core : 0, first_core));
+    const uint64_t device_bytes = region_bytes(program, isa::TensorLocation::Device);
+    const uint64_t channel = spec.chip.memory.channel_bytes;
+    if (device_region + device_bytes > channel)
+        throw RunError(fmt::format("the program's device tensors need {} bytes, a device-memory channel of {} holds {}",
+                                   device_bytes, spec.instance.name, channel - std::min(channel, device_region)));
+    const uint64_t host_bytes = region_bytes(program, isa::TensorLocation::Host);
+    const uint64_t host = spec.instance.host_memory_bytes;
+    if (host_region + host_bytes > host)
+        throw RunError(fmt::format("the program's host tensors need {} bytes, {} has {} bytes of host memory",
+                                   host_bytes, spec.instance.name, host));
+}
 
+ProgramPlacement place_program(const isa::Container& program, const Platform& platform, unsigned first_core,
+                               uint64_t device_region, uint64_t host_region) {
+    const config::HostSpec& spec = platform.spec();
+    check_program_fits(program, spec, first_core, device_region, host_region);
     ProgramPlacement placement;
     placement.cores = consecutive_cores(spec.chip, first_core, program.cores_needed);
     placement.device_regions = region_copies(placement.cores);
@@ -91,15 +104,6 @@ ProgramPlacement place_program(const isa::Container& program, const Platform& pl
     placement.device_region_bytes = region_bytes(program, isa::TensorLocation::Device);
     placement.host_region = host_region;
     placement.host_region_bytes = region_bytes(program, isa::TensorLocation::Host);
-
-    const uint64_t channel = spec.chip.memory.channel_bytes;
-    if (device_region + placement.device_region_bytes > channel)
-        throw RunError(fmt::format("the program's device tensors need {} bytes, a device-memory channel of {} holds {}",
-                                   placement.device_region_bytes, spec.instance.name, channel - std::min(channel, device_region)));
-    const uint64_t host = spec.instance.host_memory_bytes;
-    if (host_region + placement.host_region_bytes > host)
-        throw RunError(fmt::format("the program's host tensors need {} bytes, {} has {} bytes of host memory",
-                                   placement.host_region_bytes, spec.instance.name, host));
     return placement;
 }
 

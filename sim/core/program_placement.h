@@ -78,8 +78,13 @@ std::vector<DeviceRegion> region_copies(const std::vector<PhysicalCore>& cores);
 // The program cores on physical cores `first_core`, `first_core` + 1, ... of the machine (device-major).
 std::vector<PhysicalCore> consecutive_cores(const config::ChipSpec& chip, unsigned first_core, unsigned count);
 
+// Whether the program can run on the machine `spec` describes, without elaborating it: its NeuronCore
+// generation, enough cores from `first_core` on, tensors that fit. Throws RunError otherwise.
+void check_program_fits(const isa::Container& program, const config::HostSpec& spec, unsigned first_core = 0,
+                        uint64_t device_region = 0, uint64_t host_region = 0);
+
 // Program core i runs on the i-th core of the machine (device-major), from `first_core` on.
-// Checks that the program is for the machine's NeuronCore generation, that the machine has enough
+// Checks (check_program_fits) that the program is for the machine's NeuronCore generation, that the machine has enough
 // cores and that the tensors fit; throws RunError otherwise.
 // Every copy of the device region starts `device_region` bytes into its channel.
 ProgramPlacement place_program(const isa::Container& program, const Platform& platform, unsigned first_core = 0,

@@ -84,6 +84,8 @@ NeuronDevice::NeuronDevice(sc_core::sc_module_name name, const config::ChipSpec&
     if (chip.registers.present) {
         udma_ = std::make_unique<UdmaQueues>("udma", chip, *registers_, dma_);
         udma_->descriptor_port.bind(interconnect_.input);
+        doorbells_ = std::make_unique<ExecutionDoorbells>("doorbells", chip, *registers_);
+        doorbells_->notification_port.bind(interconnect_.input);
     }
 }
 

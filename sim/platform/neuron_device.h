@@ -11,6 +11,7 @@
 #include "platform/address_router.h"
 #include "platform/device_address_map.h"
 #include "platform/dma_engine.h"
+#include "platform/execution_doorbells.h"
 #include "platform/neuron_core.h"
 #include "platform/pcie_endpoint.h"
 #include "platform/register_file.h"
@@ -44,6 +45,8 @@ public:
     uint64_t host_window_base() const { return host_window_base_; }
     // The UDMA queue registers' device side; null when the chip's config has no register map.
     UdmaQueues* udma() { return udma_.get(); }
+    // The NeuronCores' execution doorbells and notification queues; null without a register map.
+    ExecutionDoorbells* doorbells() { return doorbells_.get(); }
 
 private:
     unsigned bind_output(tlm::tlm_base_target_socket_b<>& target);
@@ -58,6 +61,7 @@ private:
     std::vector<std::unique_ptr<NeuronCore>> cores_;
     std::vector<std::unique_ptr<DmaEngine>> dma_;
     std::unique_ptr<UdmaQueues> udma_;
+    std::unique_ptr<ExecutionDoorbells> doorbells_;
     std::vector<unsigned> peers_;
     unsigned outputs_bound_ = 0;
     uint64_t host_window_base_ = 0;

@@ -37,17 +37,42 @@ TEST(RunCommand, JsonReportHasCyclesTimeAndEngines) {
     const nlohmann::json j = nlohmann::json::parse(r.out);
     EXPECT_GT(j["cycles"].get<uint64_t>(), 0u);
     EXPECT_GT(j["time_us"].get<double>(), 0.0);
+    // Two executions through the runtime; the engines' figures are the last one's.
     EXPECT_EQ(j["iterations"], 2);
-    EXPECT_EQ(j["instructions"], 4);
+    EXPECT_EQ(j["instructions"], 2);
     ASSERT_TRUE(j["engines"].contains("core0.act"));
-    EXPECT_EQ(j["engines"]["core0.act"]["instructions"], 2);
+    EXPECT_EQ(j["engines"]["core0.act"]["instructions"], 1);
     const double busy = j["engines"]["core0.dma0"]["busy_pct"];
     EXPECT_GT(busy, 50.0);
     EXPECT_LE(busy, 100.0);
-    EXPECT_EQ(j["dma"]["bytes"], 2 * 128 * 512 * 4);
+    EXPECT_EQ(j["dma"]["bytes"], 128 * 512 * 4);
     EXPECT_GT(j["device_memory"]["bytes_per_s"].get<double>(), 0.0);
     // cycles count the tensor engine's clock
     EXPECT_NEAR(j["cycles"].get<double>(), j["time_us"].get<double>() * 1e-6 * j["clock_hz"].get<double>(), 1.0);
+}
+
+// --iterations N: statistics over all N executions and the host time of the whole run.
+TEST(RunCommand, IterationsReportStatisticsOverEveryExecution) {
+    const std::string prog = write_program("run_iterations.bin", kProgram);
+    const auto r = test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --json --iterations 5");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["iterations"], 5);
+    for (const char* group : {"latency_ms", "device_latency_ms"}) {
+        const auto& l = j[group];
+        for (const char* key : {"min", "mean", "max", "p50", "p99"}) ASSERT_TRUE(l.contains(key)) << group << " " << key;
+        EXPECT_GT(l["min"].get<double>(), 0.0);
+        EXPECT_LE(l["min"].get<double>(), l["mean"].get<double>());
+        EXPECT_LE(l["mean"].get<double>(), l["max"].get<double>());
+        EXPECT_LE(l["p50"].get<double>(), l["p99"].get<double>());
+    }
+    EXPECT_LE(j["device_latency_ms"]["max"].get<double>(), j["latency_ms"]["max"].get<double>());
+    // The whole run's host time covers every execution, more than the last one's alone.
+    EXPECT_GT(j["run_host_seconds"].get<double>(), j["host"]["seconds"].get<double>());
+    const auto text = test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --iterations 5");
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("executions                  5"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("for the whole run (load and 5 executions)"), std::string::npos) << text.out;
 }
 
 TEST(RunCommand, TextReportAndTraceFile) {
@@ -130,7 +155,7 @@ TEST(RunCommand, AnInstructionThatCannotBeComputedNamesItself) {
         "run_bn_aggr.bin", ".target v2\n.cores 1\n.core 0\n"
                            "dve bn_aggr dst=fp32 sbuf[0:128] +0 [[1,2]], src=fp32 sbuf[0:128] +64 [[1,4]]\n");
     expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --functional"),
-                          "neuron-sim: core 0 queue dve, instruction 0 (bn_aggr): bn_aggr: operand 'src': has 4 elements "
+                          "neuron-sim: NRT:nrt_execute core 0 queue dve, instruction 0 (bn_aggr): bn_aggr: operand 'src': has 4 elements "
                           "per partition, needs whole (count, mean, m2) groups");
     const auto timing_only = test::run_command(sim() + " --instance trn1.2xlarge run " + prog);
     EXPECT_EQ(timing_only.exit_code, 0) << timing_only.err;
@@ -141,7 +166,7 @@ TEST(RunCommand, CollectiveAndSendPeerErrorsAreOneLine) {
     const std::string to_self = write_program(
         "run_send_self.bin", two + ".core 0\ndma0 send src=fp32 sbuf[0:128] +0 [[1,64]], peer_core=0, channel=0\n");
     expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + to_self),
-                          "neuron-sim: core 0 queue dma0, instruction 0 (send): peer core 0 is not another core of the program");
+                          "neuron-sim: NRT:nrt_execute core 0 queue dma0, instruction 0 (send): peer core 0 is not another core of the program");
     const std::string outside = write_program(
         "run_outside_group.bin",
         two + ".core 1\ndma0 all_reduce dst=fp32 dram:G +0 [[64,128],[1,64]], src=fp32 sbuf[0:128] +0 [[1,64]], op=add, "

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cli_test_support.h"
 
@@ -46,7 +47,7 @@ void expect_report(const CommandResult& r) {
 }
 
 const std::string kInvalidDevice =
-    "NRT:nrt_init Failed to initialize devices: nd0 is in an invalid state (recover with: neuron-sim rmmod neuron && neuron-sim modprobe neuron)\n";
+    "NRT:nrt_init Failed to initialize devices: nd0 is in an invalid state (recover with: neuron-sim --instance inf2.xlarge rmmod neuron && neuron-sim --instance inf2.xlarge modprobe neuron)\n";
 
 TEST(CliRunFaults, FirmwareHangAtBringUpLeavesTheDeviceInvalidUntilRmmodAndModprobe) {
     Cli cli(kInstance);
@@ -163,6 +164,28 @@ TEST(CliRunBusy, ALongRunHoldsItsCoresUntilItEnds) {
     EXPECT_EQ(first.wait(), 128 + SIGTERM);
     stop.pid = 0;
     expect_report(cli("run " + model, "NEURON_RT_VISIBLE_CORES=1"));  // the ended run left no claim
+}
+
+// `run` and `serve` report the same model's execution the same way: the host embeds each copy's
+// batch (one host thread per copy, concurrently), then the runtime call.
+TEST(CliRunServe, RunAndServeAgreeOnTheSameModelsFigures) {
+    Cli cli(kInstance);
+    const auto dir = cli.home.path();
+    std::ofstream(dir / "config.json") << R"({"vocab_size": 120, "hidden_size": 128, "num_hidden_layers": 1,
+        "num_attention_heads": 2, "intermediate_size": 256, "max_position_embeddings": 64})";
+    const std::string model = (dir / "copies.bin").string();
+    ASSERT_EQ(test::run_command(test::tool_path("neuron-build") + " bert --model " + (dir / "config.json").string() +
+                                " --seq 16 --batch 2 --cores 2 --dtype fp32 --embedding host --timing-only --instance " +
+                                kInstance + " -o " + model).exit_code, 0);
+    const CommandResult run = cli("run " + model + " --json");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const CommandResult serve = cli("serve " + model + " --clients 2 --requests 2 --json");
+    ASSERT_EQ(serve.exit_code, 0) << serve.err;
+    const auto r = nlohmann::json::parse(run.out), s = nlohmann::json::parse(serve.out);
+    EXPECT_GT(r["end_to_end_ms"]["host_embedding"].get<double>(), 0.0);
+    EXPECT_DOUBLE_EQ(r["end_to_end_ms"]["host_embedding"].get<double>(), s["execution_ms"]["host_embedding_full_batch"].get<double>());
+    EXPECT_NEAR(r["end_to_end_ms"]["device"].get<double>(), s["execution_ms"]["device"].get<double>(),
+                0.01 * s["execution_ms"]["device"].get<double>());
 }
 
 }  // namespace

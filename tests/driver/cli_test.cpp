@@ -138,7 +138,7 @@ TEST(CliFaults, FailFwioReadLeavesTheDeviceInvalidUntilRmmodAndModprobe) {
     EXPECT_EQ(test::count_lines(r.err), 1);
     test::Child user = cli.runtime_process(false, false);
     EXPECT_EQ(user.line(), "NRT:nrt_init Failed to initialize devices: nd0 is in an invalid state "
-                           "(recover with: neuron-sim rmmod neuron && neuron-sim modprobe neuron)");
+                           "(recover with: neuron-sim --instance inf2.xlarge rmmod neuron && neuron-sim --instance inf2.xlarge modprobe neuron)");
     EXPECT_EQ(user.wait(), 1);
     EXPECT_EQ(cli("rmmod").exit_code, 0);   // debugfs goes with the module: the switch is off again
     r = cli("modprobe");

@@ -186,7 +186,7 @@ TEST(MultiProcessFaults, FirmwareHangLeavesDevicesInvalidUntilRmmodAndModprobe) 
     const std::string error = first.line();
     EXPECT_EQ(first.wait(), 1);
     EXPECT_EQ(error, "NRT:nrt_init Failed to initialize devices: nd0 is in an invalid state "
-                     "(recover with: neuron-sim rmmod neuron && neuron-sim modprobe neuron)");
+                     "(recover with: neuron-sim --instance inf2.xlarge rmmod neuron && neuron-sim --instance inf2.xlarge modprobe neuron)");
     test::Child again = holder(home, "inf2.xlarge", "0", false);
     EXPECT_EQ(again.line(), error);  // still INVALID: a later process does not fix it
     EXPECT_EQ(again.wait(), 1);

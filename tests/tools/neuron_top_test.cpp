@@ -14,6 +14,7 @@
 #include "neuron-top/cpu_usage.h"
 #include "neuron-top/memory_tree.h"
 #include "neuron-top/top_session.h"
+#include "activity_publisher.h"
 #include "prepared_host.h"
 #include "process_identity.h"
 
@@ -48,14 +49,16 @@ TEST(NeuronTop, OnceShowsBusyCoresModelsAndTabs) {
     auto p = host.start_process("neuron-sim run bert.bin");
     p.cores = {{0, 1}};
     p.open_devices = {0};
-    p.models = {{10, "bert.neff", {{0, 1}}, 0.5, 512ull << 20}};
+    driver::ModelRecord model{10, "bert.neff", {{0, 1}}, 0.5, 512ull << 20};
+    model.core_memory = {{{0, 1}, 96ull << 20, 400ull << 20, 16ull << 20}};   // code, constants, tensors
+    p.models = {model};
     p.device_memory_bytes = {{{0, 0}, 600ull << 20}};
     host.write(p);
     host.write_activity(p.pid, {{{0, 1}, 0.75}});
 
     const auto r = test::run_command(top() + " --once --instance trn1.2xlarge", host.env());
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(neuron-top running on i-[0-9a-f]{17} \(trn1\.2xlarge\))"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(neuron-top 0\.1\.0 running on i-[0-9a-f]{17} \(trn1\.2xlarge\))"))) << r.out;
     EXPECT_NE(r.out.find("NeuronCore v2 Utilization (Avg: 37.50%)"), std::string::npos) << r.out;
     EXPECT_EQ(percentages(line_starting(r.out, "ND0 ")), (std::vector<double>{0.0, 75.0})) << r.out;
     EXPECT_NE(r.out.find("System vCPU Usage"), std::string::npos);
@@ -64,7 +67,13 @@ TEST(NeuronTop, OnceShowsBusyCoresModelsAndTabs) {
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +\[-\] ND 0 +600\.0MB)"))) << r.out;
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +\[-\] NC 1 +512\.0MB)"))) << r.out;
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +bert\.neff +10 +512\.0MB)"))) << r.out;
-    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +Runtime Memory +88\.0MB)"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +Model Code +96\.0MB)"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +Constants +400\.0MB)"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n {5}Runtime Memory +88\.0MB)"))) << r.out;
+    const std::string device = line_starting(r.out, "Device Used Memory");
+    for (const char* category : {"Tensors: 16.0MB", "Constants: 400.0MB", "Model Code: 96.0MB", "Runtime Memory: 88.0MB",
+                                 "Model Scratchpad: 0.0B"})
+        EXPECT_NE(device.find(category), std::string::npos) << device;
     const std::string tabs = line_starting(r.out, "Neuron Apps");
     EXPECT_NE(tabs.find(">[1]:all<"), std::string::npos) << tabs;
     EXPECT_NE(tabs.find("[2]:" + std::to_string(p.pid)), std::string::npos) << tabs;
@@ -281,6 +290,55 @@ TEST_F(TopKeys, TreeOpensAndClosesAndQuitEnds) {
     TopSession session(host.home(), configs.host("inf2.xlarge"));
     session.refresh();
     EXPECT_FALSE(session.handle(TopKey::Quit));
+}
+
+// A model with copies on every core shows its memory on each of them, not all on the first.
+TEST(NeuronTop, AModelsMemoryIsShownOnEveryCoreItUses) {
+    test::PreparedHost host("inf1.2xlarge");
+    auto p = host.start_process("neuron-sim run bert.bin");
+    p.cores = {{0, 0}, {0, 1}, {0, 2}, {0, 3}};
+    p.open_devices = {0};
+    driver::ModelRecord model{1, "bert-large", p.cores, 0.5, 0};
+    for (unsigned core = 0; core < 4; ++core) {
+        model.core_memory.push_back({{0, core}, 10ull << 20, core % 2 == 0 ? 600ull << 20 : 0, 0});
+        model.device_bytes += model.core_memory.back().total();
+    }
+    p.models = {model};
+    host.write(p);
+    const auto r = test::run_command(top() + " --once", host.env());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +\[-\] NC 0 +610\.0MB)"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +\[-\] NC 1 +10\.0MB)"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +\[-\] NC 2 +610\.0MB)"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +\[-\] NC 3 +10\.0MB)"))) << r.out;
+}
+
+// The FLOPS view ('f') shows each core's floating-point rate from the published activity, and a tab
+// shows the process's NEURON_PROCESS_TAG.
+TEST(NeuronTop, FlopsViewAndProcessTags) {
+    test::PreparedHost host("inf2.xlarge");
+    auto p = host.start_process("app");
+    p.cores = {{0, 0}};
+    host.write(p);
+    driver::ActivityRecord activity;
+    activity.pid = p.pid;
+    activity.updated_wall_s = driver::wall_clock_now_s();
+    activity.tag = "my-bert-server";
+    activity.cores = {{{0, 0}, {{1.0, 0.001, 0.0005, 25e9}}}};   // 25 GFLOP in 1 ms: 25 TFLOP/s
+    host.state().write_activity(activity);
+    const auto configs = config::ConfigSet::load(NSIM_CONFIG_DIR);
+    TopSession session(host.home(), configs.host("inf2.xlarge"));
+    session.refresh();
+    const std::string percent = frame_text(session.frame(120));
+    EXPECT_EQ(percentages(line_starting(percent, "ND0 ")), (std::vector<double>{50.0, 0.0})) << percent;
+    EXPECT_NE(line_starting(percent, "Neuron Apps").find("[2]:my-bert-server"), std::string::npos) << percent;
+    EXPECT_NE(percent.find("f: FLOPS on/off"), std::string::npos);
+    ASSERT_TRUE(session.handle(TopKey::ToggleFlops));
+    const std::string flops = frame_text(session.frame(120));
+    EXPECT_NE(flops.find("Utilization (Avg: 12.50 TFLOPS)"), std::string::npos) << flops;
+    EXPECT_NE(line_starting(flops, "ND0 ").find("[ 25.00 TF]"), std::string::npos) << flops;
+    ASSERT_TRUE(session.handle(TopKey::ToggleFlops));
+    EXPECT_NE(frame_text(session.frame(120)).find("(Avg: 25.00%)"), std::string::npos);
 }
 
 }  // namespace

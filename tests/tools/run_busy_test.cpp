@@ -1,6 +1,6 @@
-// `neuron-sim run` of an assembled program uses the simulated host like the runtime does: a core
-// another live process holds is refused with one line naming the holder, and so is a run while the
-// neuron module is unloaded or a device is INVALID, until rmmod + modprobe bring the device back.
+// `neuron-sim run` of an assembled program goes through the runtime like any other: a core another
+// live process holds is refused with one line naming the holder, and so is a run while the neuron
+// module is unloaded or a device is INVALID, until rmmod + modprobe bring the device back.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -33,12 +33,14 @@ TEST(RunBusy, AProgramOnACoreAnotherProcessHoldsIsRefused) {
     const std::string run = test::tool_path("neuron-sim") + " --instance trn1.2xlarge run " + one_core_program();
     auto r = test::run_command(run, host.env());
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_EQ(r.err, fmt::format("neuron-sim: NeuronCore nd0 nc0 is in use by PID {}: other-app --model x\n", other.pid));
+    // By default the runtime claims every NeuronCore of the host.
+    EXPECT_EQ(r.err, fmt::format("neuron-sim: NRT:nrt_allocate_neuron_cores NeuronCore(s) not available - Requested:nc0-nc1 "
+                                 "Available:1 (nc0 is in use by PID {}: other-app --model x)\n", other.pid));
     EXPECT_EQ(r.out, "");
 
     other.cores = {{0, 1}};  // the other process moves to the second core: the program's core is free
     host.write(other);
-    r = test::run_command(run, host.env());
+    r = test::run_command(run, host.env() + " NEURON_RT_VISIBLE_CORES=0");
     EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
@@ -62,7 +64,8 @@ TEST(RunBusy, AProgramIsRefusedWhileItsDeviceIsInvalidUntilRmmodAndModprobe) {
     for (int attempt = 0; attempt < 2; ++attempt) {  // nothing resets the device in between
         const auto r = sim(host, "run " + program);
         EXPECT_EQ(r.exit_code, 1);
-        EXPECT_EQ(r.err, "neuron-sim: nd0 is in an invalid state (recover with: neuron-sim rmmod neuron && neuron-sim modprobe neuron)\n");
+        EXPECT_EQ(r.err, "neuron-sim: NRT:nrt_init Failed to initialize devices: nd0 is in an invalid state (recover with: "
+                         "neuron-sim --instance trn1.2xlarge rmmod neuron && neuron-sim --instance trn1.2xlarge modprobe neuron)\n");
         EXPECT_EQ(r.out, "");
     }
     ASSERT_EQ(sim(host, "rmmod neuron").exit_code, 0);  // debugfs goes with the module: the switch is off again
@@ -78,7 +81,9 @@ TEST(RunBusy, AProgramIsRefusedWhileTheModuleIsUnloaded) {
     ASSERT_EQ(sim(host, "rmmod neuron").exit_code, 0);
     const auto r = sim(host, "run " + program);
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_EQ(r.err, "neuron-sim: the neuron module is not loaded (load it with: neuron-sim modprobe neuron)\n");
+    EXPECT_EQ(r.err, "neuron-sim: NRT:nrt_init Unable to determine Neuron Driver version. Please check aws-neuron-dkms package "
+                     "is installed. (the simulated host's neuron module is not loaded; load it with: neuron-sim --instance "
+                     "trn1.2xlarge modprobe neuron)\n");
     EXPECT_EQ(r.out, "");
     ASSERT_EQ(sim(host, "modprobe neuron").exit_code, 0);
     expect_report(sim(host, "run " + program));

@@ -19,13 +19,20 @@ std::string fault_names() {
 
 }  // namespace
 
+int run_dmesg(const MachineSelection& machine) {
+    const config::HostSpec spec = machine.resolve_host();
+    const driver::HostState state(driver::HostState::default_home(), spec.instance.name);
+    for (const std::string& line : state.kernel_log()) std::cout << line << "\n";
+    return 0;
+}
+
 int run_fault(const MachineSelection& machine, const FaultOptions& options) {
-    const config::HostSpec spec = machine.resolve();
+    const config::HostSpec spec = machine.resolve_host();
     const driver::HostState state(driver::HostState::default_home(), spec.instance.name);
     const driver::FaultSwitches switches(state);
     if (options.action == "list") {
         for (const auto& f : driver::all_faults())
-            std::cout << fmt::format("{:<16} {:>4}  {}\n", f.name, switches.value(f.fault), f.effect);
+            std::cout << fmt::format("{:<22} {:>4}  {}\n", f.name, switches.value(f.fault), f.effect);
         return 0;
     }
     if (options.action == "clear" && options.name.empty()) {

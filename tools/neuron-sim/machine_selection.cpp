@@ -1,5 +1,6 @@
 #include "neuron-sim/machine_selection.h"
 
+#include "common/host_configs.h"
 #include "common/tool_main.h"
 #include "host_state.h"
 #include "neuron-ls/host_selection.h"
@@ -7,9 +8,8 @@
 namespace nsim::tools {
 namespace {
 
-config::ConfigSet load_configs(const std::vector<std::string>& config_files) {
-    std::vector<std::filesystem::path> extra(config_files.begin(), config_files.end());
-    return config::ConfigSet::load(config::ConfigSet::default_dir(), extra);
+config::ConfigSet load_configs(const std::string& instance, const std::vector<std::string>& config_files) {
+    return load_host_configs(driver::HostState::default_home(), instance, config_files);
 }
 
 }  // namespace
@@ -20,7 +20,7 @@ void MachineSelection::add_options(CLI::App& app) {
 }
 
 config::HostSpec MachineSelection::resolve() const {
-    const config::ConfigSet configs = load_configs(config_files);
+    const config::ConfigSet configs = load_configs(instance, config_files);
     if (instance.empty()) {
         std::string names;
         for (const auto& n : configs.instance_names()) names += (names.empty() ? "" : ", ") + n;
@@ -32,8 +32,14 @@ config::HostSpec MachineSelection::resolve() const {
 MachineSelection MachineSelection::or_existing_host() const {
     if (!instance.empty()) return *this;
     MachineSelection chosen = *this;
-    chosen.instance = select_host(driver::HostState::default_home(), "", load_configs(config_files).instance_names());
+    chosen.instance = select_host(driver::HostState::default_home(), "", load_configs("", config_files).instance_names());
     return chosen;
+}
+
+config::HostSpec MachineSelection::resolve_host() const {
+    const config::HostSpec spec = resolve();
+    remember_host_configs(driver::HostState::default_home(), spec.instance.name, config_files);
+    return spec;
 }
 
 }  // namespace nsim::tools

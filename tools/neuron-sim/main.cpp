@@ -61,11 +61,16 @@ int sc_main(int argc, char** argv) {
     std::string module = nsim::driver::kModuleName;
     CLI::App* modprobe_cmd = app.add_subcommand("modprobe", "Load the simulated neuron driver: probe and reset every device");
     modprobe_cmd->add_option("module", module, "Module name (the simulated host has one: neuron)")->capture_default_str();
+    bool remove_module = false;
+    nsim::tools::add_remove_flag(*modprobe_cmd, remove_module);
     CLI::App* rmmod_cmd = app.add_subcommand("rmmod", "Unload the simulated neuron driver (refused while a device is in use)");
     rmmod_cmd->add_option("module", module, "Module name (the simulated host has one: neuron)")->capture_default_str();
+    CLI::App* dmesg_cmd = app.add_subcommand("dmesg", "Print the simulated host's kernel log (the driver's messages, boot-relative times)");
     nsim::tools::FaultOptions fault;
     CLI::App* fault_cmd = app.add_subcommand("fault", "Driver fault injection (debugfs neuron/ attributes)");
     fault_cmd->require_subcommand(1);
+    fault_cmd->footer("The driver's switches live in its debugfs: rmmod removes them (they read 0 after it), so a switch "
+                      "meant for modprobe is set after rmmod. firmware_hang is a hardware fault and survives a reload.");
     CLI::App* fault_list = fault_cmd->add_subcommand("list", "Show every switch, its value and what it does");
     CLI::App* fault_set = fault_cmd->add_subcommand("set", "Arm a switch: fail the next TIMES uses (-1: always, 0: off)");
     fault_set->add_option("name", fault.name, "Switch name (see fault list)")->required();
@@ -75,14 +80,20 @@ int sc_main(int argc, char** argv) {
 
     return nsim::tools::run_tool(app, argc, argv, [&] {
         if (*info_cmd) return nsim::tools::run_info(machine, info);
-        if (*modprobe_cmd) return nsim::tools::run_module_command("modprobe", machine, module);
+        if (*modprobe_cmd) return nsim::tools::run_module_command(remove_module ? "rmmod" : "modprobe", machine, module);
         if (*rmmod_cmd) return nsim::tools::run_module_command("rmmod", machine, module);
+        if (*dmesg_cmd) return nsim::tools::run_dmesg(machine.or_existing_host());
         if (*fault_cmd) {
             fault.action = *fault_list ? "list" : *fault_set ? "set" : "clear";
-            return nsim::tools::run_fault(machine, fault);
+            return nsim::tools::run_fault(machine.or_existing_host(), fault);
         }
         if (*run_cmd) return nsim::tools::run_program(machine, run);
         if (*serve_cmd) return nsim::tools::run_serve(machine, serve);
         return 0;
-    });
+    }, {{nsim::tools::kHomeVariable, nsim::tools::kHomeHelp},
+        {nsim::tools::kInstanceVariable, nsim::tools::kInstanceHelp},
+        {"NEURON_RT_VISIBLE_CORES", "run/serve: the NeuronCores the runtime claims, e.g. 0-3 or 1,3 (default: as many as needed)"},
+        {"NEURON_RT_NUM_CORES", "run/serve: how many NeuronCores the runtime claims"},
+        {"NEURON_RT_EXEC_TIMEOUT", "run/serve: seconds of simulated time an execution may take (default 30)"},
+        {"NEURON_PROCESS_TAG", "run/serve: this process's name in neuron-top and neuron-monitor (default: its pid)"}});
 }

@@ -1,8 +1,11 @@
 #include "neuron-sim/model_run_command.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <fstream>
 #include <iostream>
+#include <numeric>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -22,21 +25,35 @@ double percentile(std::vector<double> values, double p) {
     return values[std::clamp<size_t>(rank, 1, values.size()) - 1];
 }
 
+// Statistics over every execution of the run, in milliseconds.
 struct LatencySummary {
-    double p50_ms, p99_ms;
-};
+    double min_ms, mean_ms, max_ms, p50_ms, p99_ms;
 
-LatencySummary summarise(const std::vector<double>& seconds) {
-    return {1e3 * percentile(seconds, 50), 1e3 * percentile(seconds, 99)};
-}
+    explicit LatencySummary(const std::vector<double>& seconds)
+        : min_ms(1e3 * *std::min_element(seconds.begin(), seconds.end())),
+          mean_ms(1e3 * std::accumulate(seconds.begin(), seconds.end(), 0.0) / double(seconds.size())),
+          max_ms(1e3 * *std::max_element(seconds.begin(), seconds.end())),
+          p50_ms(1e3 * percentile(seconds, 50)),
+          p99_ms(1e3 * percentile(seconds, 99)) {}
+
+    nlohmann::json json() const {
+        return {{"min", min_ms}, {"mean", mean_ms}, {"max", max_ms}, {"p50", p50_ms}, {"p99", p99_ms}};
+    }
+    std::string text() const {
+        return fmt::format("p50 {:9.3f} ms   p99 {:9.3f} ms   (min {:.3f}, mean {:.3f}, max {:.3f})", p50_ms, p99_ms,
+                           min_ms, mean_ms, max_ms);
+    }
+};
 
 }  // namespace
 
 int run_model(const MachineSelection& machine, const RunOptions& options, const std::vector<uint8_t>& container_bytes) {
-    const config::HostSpec spec = machine.resolve();
+    const auto wall_start = std::chrono::steady_clock::now();
+    const config::HostSpec spec = machine.resolve_host();
     std::ofstream trace_out = open_trace_file(options);
     ModelSession session(spec, container_bytes, options.functional);
-    if (options.functional && !has_weights(session.program())) throw UserError(kFunctionalNeedsWeights);
+    const bool bert = is_built_model(session.program());
+    if (bert && options.functional && !has_weights(session.program())) throw UserError(kFunctionalNeedsWeights);
 
     std::vector<double> device_s, end_to_end_s;
     ExecutionTiming last;
@@ -51,37 +68,58 @@ int run_model(const MachineSelection& machine, const RunOptions& options, const 
         }
     }
     if (trace_out.is_open() && !trace_out) throw UserError("cannot write the trace file " + options.trace_file);
+    const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
-    const LatencySummary device = summarise(device_s), end_to_end = summarise(end_to_end_s);
-    const uint32_t sequences = session.sequences_per_execution();
-    const double throughput = end_to_end.p50_ms > 0 ? sequences / (end_to_end.p50_ms / 1e3) : 0;
+    const LatencySummary device(device_s), end_to_end(end_to_end_s);
+    const uint32_t sequences = bert ? session.sequences_per_execution() : 0;
+    const double throughput = bert && end_to_end.p50_ms > 0 ? sequences / (end_to_end.p50_ms / 1e3) : 0;
+    const std::string name = session.model().name;
     if (options.json) {
         nlohmann::json report = sim::core::report_json(last.engines);
-        report["model"] = session.program().metadata_value("model");
-        report["batch"] = session.batch();
-        report["copies"] = session.copies();
+        // The engines' own figures are the last execution's; these are the whole run's.
+        report["model"] = name;
         report["iterations"] = options.iterations;
+        report["iteration_us"] = {{"min", 1e3 * device.min_ms}, {"mean", 1e3 * device.mean_ms}, {"max", 1e3 * device.max_ms}};
         report["load_time_ms"] = 1e3 * session.load_time_s();
-        report["latency_ms"] = {{"p50", end_to_end.p50_ms}, {"p99", end_to_end.p99_ms}};
-        report["device_latency_ms"] = {{"p50", device.p50_ms}, {"p99", device.p99_ms}};
+        report["load_pcie_bytes"] = session.load_pcie_bytes();
+        report["latency_ms"] = end_to_end.json();
+        report["device_latency_ms"] = device.json();
         report["end_to_end_ms"] = {{"host_embedding", 1e3 * last.host_embedding_s},
                                    {"pcie_and_runtime", 1e3 * (last.runtime_call_s - last.device_s)},
                                    {"device", 1e3 * last.device_s}};
-        report["throughput_per_s"] = throughput;
+        report["run_host_seconds"] = host_s;
+        if (bert) {
+            report["batch"] = session.batch();
+            report["copies"] = session.copies();
+            report["throughput_per_s"] = throughput;
+        }
         std::cout << report.dump(2) << "\n";
         return 0;
     }
-    std::cout << fmt::format("model {} on {}: {} cop{} x batch {}, embedding on {}, {}\n",
-                             session.program().metadata_value("model"), spec.instance.name, session.copies(),
-                             session.copies() == 1 ? "y" : "ies", session.batch(),
-                             session.program().metadata_value("embedding"), session.program().metadata_value("dtype"));
-    std::cout << fmt::format("load time          {:10.3f} ms (through the driver: validation, allocation, code and weights over PCIe)\n",
-                             1e3 * session.load_time_s());
-    std::cout << fmt::format("latency device     p50 {:9.3f} ms   p99 {:9.3f} ms\n", device.p50_ms, device.p99_ms);
-    std::cout << fmt::format("latency end to end p50 {:9.3f} ms   p99 {:9.3f} ms   (host embedding {:.3f} ms, PCIe + runtime {:.3f} ms)\n",
-                             end_to_end.p50_ms, end_to_end.p99_ms, 1e3 * last.host_embedding_s,
-                             1e3 * (last.runtime_call_s - last.device_s));
-    std::cout << fmt::format("throughput         {:10.1f} inferences/s ({} sequences per execution)\n", throughput, sequences);
+    if (bert)
+        std::cout << fmt::format("model {} on {}: {} cop{} x batch {}, embedding on {}, {}\n", name, spec.instance.name,
+                                 session.copies(), session.copies() == 1 ? "y" : "ies", session.batch(),
+                                 session.program().metadata_value("embedding"), session.program().metadata_value("dtype"));
+    else
+        std::cout << fmt::format("program {} on {}: {} NeuronCore{}\n", name, spec.instance.name,
+                                 session.program().cores_needed, session.program().cores_needed == 1 ? "" : "s");
+    std::cout << fmt::format("load time          {:10.3f} ms (through the driver: validation, allocation, {} bytes of code and "
+                             "tensors over PCIe)\n",
+                             1e3 * session.load_time_s(), session.load_pcie_bytes());
+    std::cout << fmt::format("executions         {:10}    (each: doorbell, engines, completion notification)\n",
+                             options.iterations);
+    std::cout << "latency device     " << device.text() << "\n";
+    std::cout << "latency end to end " << end_to_end.text() << "\n";
+    const double pcie_and_runtime_ms = 1e3 * (last.runtime_call_s - last.device_s);
+    if (bert)
+        std::cout << fmt::format("                   last execution: host embedding {:.3f} ms, PCIe + runtime {:.3f} ms\n",
+                                 1e3 * last.host_embedding_s, pcie_and_runtime_ms);
+    else
+        std::cout << fmt::format("                   last execution: PCIe + runtime {:.3f} ms\n", pcie_and_runtime_ms);
+    if (bert)
+        std::cout << fmt::format("throughput         {:10.1f} inferences/s ({} sequences per execution)\n", throughput, sequences);
+    std::cout << fmt::format("host time          {:10.3f} s for the whole run (load and {} execution{})\n", host_s,
+                             options.iterations, options.iterations == 1 ? "" : "s");
     std::cout << "\nlast execution on the engines:\n" << sim::core::report_text(last.engines);
     return 0;
 }

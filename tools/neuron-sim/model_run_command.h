@@ -1,10 +1,13 @@
-// `neuron-sim run bert.bin` for a model built by neuron-build: loaded and executed through the
-// runtime and the emulated driver (as an application would), reporting load time, latency p50/p99
-// (device-only and end to end: host embedding, PCIe in, engines, PCIe out), throughput, per-engine
-// busy %. Bare programs (neuron-as) keep the direct path in run_command.cpp.
+// `neuron-sim run PROGRAM`: any program - a model built by neuron-build or one assembled by neuron-as -
+// loaded and executed through the runtime and the emulated driver (as an application would), reporting
+// the load (time, bytes over PCIe), latency over every execution (min/mean/max, p50/p99; device-only
+// and end to end: host embedding, PCIe in, engines, PCIe out), the host time all executions took,
+// and the last execution's per-engine busy %. BERT models add their batch, copies and throughput.
 #pragma once
 
-#include "isa/container.h"
+#include <cstdint>
+#include <vector>
+
 #include "neuron-sim/machine_selection.h"
 #include "neuron-sim/run_command.h"
 

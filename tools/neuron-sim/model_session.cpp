@@ -19,7 +19,7 @@ uint32_t metadata_u32(const isa::Container& program, const std::string& key, uin
     }
 }
 
-bool is_built_model(const isa::Container& program) { return !program.metadata_value("model").empty(); }
+bool is_built_model(const isa::Container& program) { return !program.metadata_value("embedding").empty(); }
 bool has_weights(const isa::Container& program) { return program.metadata_value("weights").rfind("included", 0) == 0; }
 
 ModelSession::ModelSession(const config::HostSpec& spec, const std::vector<uint8_t>& container_bytes, bool functional)
@@ -47,6 +47,9 @@ ModelSession::ModelSession(const config::HostSpec& spec, const std::vector<uint8
         if (runtime_->tensor_allocate(runtime::TensorPlacement::Host, int32_t(model_->vnc), t.size_bytes(), t.name, &tensor) !=
             runtime::NrtStatus::Success)
             throw UserError(runtime_->last_error());
+        // A program's own input values (an assembled program's .data) are what it runs on.
+        if (t.role == isa::TensorRole::Input && !t.data.empty())
+            std::copy_n(t.data.begin(), std::min(t.data.size(), tensor->host.size()), tensor->host.begin());
         (t.role == isa::TensorRole::Input ? inputs_ : outputs_)[t.name] = tensor;
     }
 }
@@ -93,12 +96,17 @@ double ModelSession::host_embedding_s(uint32_t sequences) const {
 
 ExecutionTiming ModelSession::execute(uint32_t real_sequences) {
     ExecutionTiming timing;
-    timing.host_embedding_s = host_embedding_s(std::min(real_sequences, sequences_per_execution()));
+    // Each copy's batch is embedded by its own host thread, concurrently (serve's model of workers,
+    // one per copy): the execution waits for the fullest copy's batch.
+    timing.host_embedding_s = host_embedding_s(std::min({real_sequences, sequences_per_execution(), batch()}));
     runtime::TensorSet inputs, outputs;
     for (auto& [name, tensor] : inputs_) inputs.tensors[name] = tensor;
     for (auto& [name, tensor] : outputs_) outputs.tensors[name] = tensor;
     const double start = driver::host_time::now_s();
-    if (runtime_->execute(model_, inputs, &outputs) != runtime::NrtStatus::Success) throw UserError(runtime_->last_error());
+    if (runtime_->execute(model_, inputs, &outputs) != runtime::NrtStatus::Success) {
+        const std::string& report = model_->last_result.report;
+        throw UserError(runtime_->last_error() + (report.empty() ? "" : "\n" + report));
+    }
     timing.runtime_call_s = driver::host_time::now_s() - start;
     timing.engines = executor_->last_statistics();
     timing.device_s = timing.engines.time_s;

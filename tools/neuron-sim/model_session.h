@@ -1,8 +1,9 @@
-// A model built by neuron-build, loaded and executed the way an application does it: through the
-// nrt-style runtime on the emulated driver (cores claimed, code and weights DMAed over PCIe, inputs
-// host->device, execute, outputs device->host). One execution's timing is split into its parts:
-// host-side embedding (when the program takes embeddings), the runtime call (PCIe copies + engines),
-// the engines alone. Shared by `neuron-sim run` and `neuron-sim serve`.
+// A program - a model built by neuron-build or one assembled by neuron-as - loaded and executed the
+// way an application does it: through the nrt-style runtime on the emulated driver (cores claimed,
+// code and tensors DMAed over PCIe, inputs host->device, the doorbell rung and the completion
+// awaited, outputs device->host). One execution's timing is split into its parts: host-side
+// embedding (when a BERT model takes embeddings), the runtime call (PCIe copies + engines), the
+// engines alone. Shared by `neuron-sim run` and `neuron-sim serve`.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +22,8 @@
 
 namespace nsim::tools {
 
-// Whether a container is a model from neuron-build (it names its model) rather than a bare program.
+// Whether a container is a BERT model from neuron-build (it says where its embedding runs) rather
+// than a program of its own (neuron-as); both run the same way, only BERT has batches and copies.
 bool is_built_model(const isa::Container& program);
 // Whether it carries its weights (built without --timing-only), so it can compute real values.
 bool has_weights(const isa::Container& program);
@@ -44,6 +46,7 @@ public:
 
     const isa::Container& program() const { return model_->program; }
     double load_time_s() const { return model_->load_time_s; }
+    uint64_t load_pcie_bytes() const { return model_->dma_bytes; }   // code and tensors copied at load
     uint32_t sequences_per_execution() const;   // batch x copies
     uint32_t copies() const;                    // data-parallel model copies (1 for pipeline)
     uint32_t batch() const;                     // sequences per copy per execution
@@ -60,6 +63,10 @@ public:
 
     // One execution; `real_sequences` (default: all) is how many rows the host embeds.
     ExecutionTiming execute(uint32_t real_sequences = UINT32_MAX);
+
+    // The runtime and driver underneath (tests look at the driver's queues).
+    runtime::Runtime& runtime() { return *runtime_; }
+    const runtime::Model& model() const { return *model_; }
 
     // Host CPU time to embed `sequences` sequences (0 when the device embeds).
     double host_embedding_s(uint32_t sequences) const;

@@ -14,7 +14,7 @@ int run_modprobe(const MachineSelection& machine, const std::string& module) {
     if (module != driver::kModuleName)
         throw UserError(fmt::format("FATAL: Module {} not found (the simulated host has only the {} module)", module,
                                     driver::kModuleName));
-    const config::HostSpec spec = machine.resolve();
+    const config::HostSpec spec = machine.resolve_host();
     driver::HostState state(driver::HostState::default_home(), spec.instance.name);
     driver::SimulatedHost host(spec, driver::SimulatedHost::faults_from(state));
     driver::NeuronDriver neuron(host.platform(), state);

@@ -23,6 +23,10 @@ int run(const std::string& tool, const MachineSelection& machine, const std::str
 
 }  // namespace
 
+void add_remove_flag(CLI::App& modprobe, bool& remove) {
+    modprobe.add_flag("-r,--remove", remove, "Remove the module instead of loading it (as rmmod does)");
+}
+
 std::string module_tool_named_by(const char* argv0) {
     const std::string name = std::filesystem::path(argv0 ? argv0 : "").filename().string();
     return name == kRmmod || name == kModprobe ? name : "";
@@ -36,7 +40,10 @@ int run_module_tool(const std::string& tool, int argc, char** argv) {
     machine.add_options(app);
     std::string module;
     app.add_option("module", module, "Module name (the simulated host has one: neuron)")->required();
-    return run_tool(app, argc, argv, [&] { return run(tool, machine, module); });
+    bool remove = false;
+    if (tool == kModprobe) add_remove_flag(app, remove);
+    return run_tool(app, argc, argv, [&] { return run(remove ? kRmmod : tool, machine, module); },
+                    {{kHomeVariable, kHomeHelp}, {kInstanceVariable, kInstanceHelp}});
 }
 
 int run_module_command(const std::string& tool, const MachineSelection& machine, const std::string& module) {

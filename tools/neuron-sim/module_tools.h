@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 #include "neuron-sim/machine_selection.h"
 
 namespace nsim::tools {
@@ -16,6 +18,9 @@ std::string module_tool_named_by(const char* argv0);
 
 // The whole program under a plain name (`tool` from module_tool_named_by).
 int run_module_tool(const std::string& tool, int argc, char** argv);
+
+// modprobe's -r/--remove: unload instead (`modprobe -r neuron` is rmmod neuron).
+void add_remove_flag(CLI::App& modprobe, bool& remove);
 
 // `neuron-sim rmmod|modprobe MODULE`; UserErrors name the command.
 int run_module_command(const std::string& tool, const MachineSelection& machine, const std::string& module);

@@ -47,7 +47,7 @@ int run_pairs(const MachineSelection& machine, const RunOptions& options, const 
     }
     std::ofstream trace_out = open_trace_file(options);
 
-    const config::HostSpec spec = machine.resolve();
+    const config::HostSpec spec = machine.resolve_host();
     ModelSession session(spec, container_bytes, true);
     PairsOutcome outcome;
     outcome.pairs_file = options.pairs;

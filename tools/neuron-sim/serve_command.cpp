@@ -14,7 +14,7 @@
 namespace nsim::tools {
 
 int run_serve(const MachineSelection& machine, const ServeOptions& options) {
-    const config::HostSpec spec = machine.resolve();
+    const config::HostSpec spec = machine.resolve_host();
     const std::vector<uint8_t> bytes = isa::read_file(options.program);
     if (!is_built_model(isa::read_container(bytes)))
         throw UserError(options.program + " is not a model built by neuron-build (serve needs its batch and copies)");

@@ -2,7 +2,7 @@
 // one model copy per NeuronCore, requests batched opportunistically up to the compiled batch,
 // closed-loop clients; reports inferences/s and latency p50/p90/p99 in simulated time. The time of
 // one execution comes from a simulated run of the program through the runtime (cached: a padded
-// batch always has the compiled shape); the queueing is driver/serving_simulation.
+// batch always has the compiled shape); the queueing is tools/common/serving_simulation.
 #pragma once
 
 #include <cstdint>

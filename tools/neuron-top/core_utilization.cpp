@@ -1,6 +1,7 @@
 #include "neuron-top/core_utilization.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace nsim::tools {
 
@@ -15,7 +16,12 @@ bool activity_is_current(const driver::ActivityRecord& record, double now_wall_s
     return now_wall_s - record.updated_wall_s <= std::max(kMinSilenceS, kPublishPeriodsOfSilence * record.publish_period_wall_s);
 }
 
-std::vector<std::vector<double>> core_utilization(const HostSnapshot& host, int pid) {
+namespace {
+
+// Per logical core, `measure` of each physical core's last interval summed over processes (capped at
+// `cap`), then averaged (utilisation) or summed (FLOP/s) over a logical core's physical ones.
+std::vector<std::vector<double>> per_logical_core(const HostSnapshot& host, int pid, double cap, bool average,
+                                                  double (*measure)(const driver::ActivitySample&)) {
     const uint32_t lnc = host.logical_neuroncore_config;
     std::vector<std::vector<double>> physical(host.devices.size(), std::vector<double>(host.spec.chip.cores_per_device, 0.0));
     for (const driver::ActivityRecord& record : host.activity) {
@@ -26,9 +32,9 @@ std::vector<std::vector<double>> core_utilization(const HostSnapshot& host, int 
                 continue;
             const driver::ActivitySample& last = core.samples.back();
             if (last.interval_s <= 0) continue;
-            double& busy = physical[core.core.device][core.core.core];
+            double& value = physical[core.core.device][core.core.core];
             // Two processes on one core (which the runtime refuses) cannot make it more than busy.
-            busy = std::min(1.0, busy + std::clamp(last.busy_s / last.interval_s, 0.0, 1.0));
+            value = std::min(cap, value + measure(last));
         }
     }
     std::vector<std::vector<double>> logical(host.devices.size());
@@ -37,10 +43,22 @@ std::vector<std::vector<double>> core_utilization(const HostSnapshot& host, int 
         for (uint32_t nc = 0; nc < host.devices[d].nc_count; ++nc) {
             double sum = 0;
             for (uint32_t i = 0; i < lnc && nc * lnc + i < physical[d].size(); ++i) sum += physical[d][nc * lnc + i];
-            logical[d][nc] = sum / lnc;
+            logical[d][nc] = average ? sum / lnc : sum;
         }
     }
     return logical;
+}
+
+}  // namespace
+
+std::vector<std::vector<double>> core_utilization(const HostSnapshot& host, int pid) {
+    return per_logical_core(host, pid, 1.0, true,
+                            [](const driver::ActivitySample& s) { return std::clamp(s.busy_s / s.interval_s, 0.0, 1.0); });
+}
+
+std::vector<std::vector<double>> core_flops_per_s(const HostSnapshot& host, int pid) {
+    return per_logical_core(host, pid, std::numeric_limits<double>::max(), false,
+                            [](const driver::ActivitySample& s) { return s.flops / s.interval_s; });
 }
 
 }  // namespace nsim::tools

@@ -13,6 +13,11 @@ namespace nsim::tools {
 // process has stopped executing (see activity_is_current).
 std::vector<std::vector<double>> core_utilization(const HostSnapshot& host, int pid);
 
+// [device][logical core] floating-point operations per second of simulated time over the last
+// interval (the matmul work the runtime published with it), for neuron-top's FLOPS view and
+// neuron-monitor's `flops`.
+std::vector<std::vector<double>> core_flops_per_s(const HostSnapshot& host, int pid);
+
 // Whether a process's last published interval still describes it at `now_wall_s`: it publishes
 // after every execution (the runtime) or slice of a run (neuron-sim run), so a record older than a
 // few of its own publish periods (and never less than a floor for the first one) belongs to a process

@@ -76,6 +76,7 @@ TopKey key_of(int ch, int* tab) {
         case 'x': case 'X': return TopKey::ToggleAll;
         case 'a': case 'A': return TopKey::PreviousTab;
         case 'd': case 'D': return TopKey::NextTab;
+        case 'f': case 'F': return TopKey::ToggleFlops;
         default: break;
     }
     if (ch >= '1' && ch <= '9') {

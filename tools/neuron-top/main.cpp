@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/host_configs.h"
 #include "common/tool_main.h"
 #include "config/config_set.h"
 #include "host_state.h"
@@ -28,14 +29,16 @@ int main(int argc, char** argv) {
     size_t width = 120;
     app.add_option("--instance,-i", instance, "Simulated host (instance type); default: the one in the host state")
         ->envname("NEURON_SIM_INSTANCE");
+    std::vector<std::string> config_files;
+    app.add_option("--config", config_files, "Extra YAML file with your own chips or instances (a host remembers those "
+                                             "it was first used with)")->check(CLI::ExistingFile);
     app.add_flag("--once", once, "Print one frame to stdout and exit (no terminal UI)");
     app.add_option("--width", width, "Columns of the --once frame")->check(CLI::Range(40, 1000));
 
     return nsim::tools::run_tool(app, argc, argv, [&] {
-        const auto configs = nsim::config::ConfigSet::load(nsim::config::ConfigSet::default_dir());
         const auto home = nsim::driver::HostState::default_home();
-        const std::string name = nsim::tools::select_host(home, instance, configs.instance_names());
-        nsim::tools::TopSession session(home, configs.host(name));
+        const nsim::config::HostSpec spec = nsim::tools::existing_host_spec(home, instance, config_files);
+        nsim::tools::TopSession session(home, spec);
         session.refresh();
         if (!once) return nsim::tools::run_curses(session);
         if (!session.host().driver_loaded) throw nsim::tools::UserError(nsim::tools::no_device_message(session.host()));
@@ -45,5 +48,5 @@ int main(int argc, char** argv) {
         session.view().show_selection = false;
         std::cout << nsim::tools::frame_text(session.frame(width));
         return 0;
-    });
+    }, {{nsim::tools::kHomeVariable, nsim::tools::kHomeHelp}, {nsim::tools::kInstanceVariable, nsim::tools::kInstanceHelp}});
 }

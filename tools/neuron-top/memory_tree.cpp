@@ -15,27 +15,35 @@ std::vector<TreeRow> memory_tree(const HostSnapshot& host, int pid, const std::s
     std::vector<TreeRow> rows;
     for (const DeviceView& device : host.devices) {
         uint64_t device_total = 0;
-        // Per logical core: its models' rows and their total.
+        // Per logical core: the models with memory there, and that memory by category.
         std::vector<std::vector<TreeRow>> models(device.nc_count);
-        std::vector<uint64_t> core_total(device.nc_count, 0);
+        std::vector<driver::CoreMemoryUsage> categories(device.nc_count);
         for (const driver::ProcessRecord& process : host.processes) {
             if (pid != 0 && process.pid != pid) continue;
             device_total += process.device_memory_on(device.index);
             for (const driver::ModelRecord& model : process.models) {
-                if (model.cores.empty() || model.cores.front().device != device.index) continue;
-                const uint32_t nc = model.cores.front().core / lnc;
-                if (nc >= device.nc_count) continue;
-                TreeRow row;
-                row.depth = 2;
-                row.label = model.name;
-                row.model_id = std::to_string(model.id);
-                row.device_bytes = model.device_bytes;
-                models[nc].push_back(row);
-                core_total[nc] += model.device_bytes;
+                std::vector<uint64_t> on_core(device.nc_count, 0);
+                for (const driver::CoreMemoryUsage& usage : model.core_memory) {
+                    const uint32_t nc = usage.core.core / lnc;
+                    if (usage.core.device != device.index || nc >= device.nc_count) continue;
+                    on_core[nc] += usage.total();
+                    categories[nc].model_code += usage.model_code;
+                    categories[nc].constants += usage.constants;
+                    categories[nc].tensors += usage.tensors;
+                }
+                for (uint32_t nc = 0; nc < device.nc_count; ++nc) {
+                    if (on_core[nc] == 0) continue;
+                    TreeRow row;
+                    row.depth = 2;
+                    row.label = model.name;
+                    row.model_id = std::to_string(model.id);
+                    row.device_bytes = on_core[nc];
+                    models[nc].push_back(row);
+                }
             }
         }
         uint64_t in_models = 0;
-        for (uint64_t bytes : core_total) in_models += bytes;
+        for (const auto& c : categories) in_models += c.total();
 
         TreeRow nd;
         nd.key = device_key(device.index);
@@ -52,9 +60,22 @@ std::vector<TreeRow> memory_tree(const HostSnapshot& host, int pid, const std::s
             core.label = fmt::format("NC{:>2}", nc);
             core.expandable = !models[nc].empty();
             core.expanded = core.expandable && expanded.count(core.key) > 0;
-            core.device_bytes = core_total[nc];
+            core.device_bytes = categories[nc].total();
             rows.push_back(core);
-            if (core.expanded) rows.insert(rows.end(), models[nc].begin(), models[nc].end());
+            if (!core.expanded) continue;
+            rows.insert(rows.end(), models[nc].begin(), models[nc].end());
+            // The real tool's categories under each core (tools.md 2).
+            for (const auto& [label, bytes] : {std::pair<const char*, uint64_t>{"Tensors", categories[nc].tensors},
+                                               {"Constants", categories[nc].constants},
+                                               {"Model Code", categories[nc].model_code},
+                                               {"Runtime Memory", 0},
+                                               {"Model Scratchpad", 0}}) {
+                TreeRow category;
+                category.depth = 2;
+                category.label = label;
+                category.device_bytes = bytes;
+                rows.push_back(category);
+            }
         }
         TreeRow runtime;
         runtime.depth = 1;

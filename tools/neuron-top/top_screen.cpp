@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "common/tool_main.h"
 #include "neuron-top/core_utilization.h"
 #include "neuron-top/memory_tree.h"
 
@@ -12,7 +13,7 @@ namespace nsim::tools {
 namespace {
 
 constexpr size_t kRowLabelWidth = 5;        // "ND15 "
-constexpr size_t kPercentWidth = 9;         // "[100.00%]"
+constexpr size_t kPercentWidth = 12;        // "[100.00%]", "[123.45 TF]"
 constexpr size_t kMinBarWidth = 10;
 constexpr size_t kVcpuLabelWidth = 19;      // "Runtime vCPU Usage "
 constexpr size_t kVcpuValueWidth = 16;      // "[ 0.72%, 9.13%]"
@@ -57,26 +58,36 @@ std::string core_version(const HostSnapshot& host) {
     return host.spec.chip.core.version + (host.logical_neuroncore_config > 1 ? "d" : "");
 }
 
-void utilization_section(const HostSnapshot& host, int pid, size_t width, Frame& frame) {
-    const auto utilization = core_utilization(host, pid);
+// The FLOPS view's bars are full at the core's highest peak rate (configs/chips, tensor.peak_flops).
+double peak_flops_per_logical_core(const HostSnapshot& host) {
+    double peak = 0;
+    for (const auto& [dtype, flops] : host.spec.chip.core.tensor.peak_flops) peak = std::max(peak, flops);
+    return peak * host.logical_neuroncore_config;
+}
+
+void utilization_section(const HostSnapshot& host, const TopView& view, size_t width, Frame& frame) {
+    const auto values = view.flops ? core_flops_per_s(host, view.pid) : core_utilization(host, view.pid);
+    const double full = view.flops ? peak_flops_per_logical_core(host) : 1.0;
     double sum = 0;
     size_t cores = 0;
-    for (const auto& device : utilization)
+    for (const auto& device : values)
         for (double u : device) sum += u, ++cores;
-    frame.body.push_back(bar_line(fmt::format("NeuronCore {} Utilization (Avg: {:.2f}%)", core_version(host),
-                                              cores ? 100.0 * sum / double(cores) : 0.0)));
+    const double average = cores ? sum / double(cores) : 0.0;
+    frame.body.push_back(bar_line(view.flops ? fmt::format("NeuronCore {} Utilization (Avg: {:.2f} TFLOPS)", core_version(host), average / 1e12)
+                                             : fmt::format("NeuronCore {} Utilization (Avg: {:.2f}%)", core_version(host), 100.0 * average)));
     const size_t per_device = host.devices.empty() ? 1 : std::max<size_t>(1, host.devices.front().nc_count);
     const size_t cell = std::max(kMinBarWidth + kPercentWidth + 2, (width - kRowLabelWidth) / per_device);
     const size_t bar = cell - kPercentWidth - 2;
     std::string header(kRowLabelWidth, ' ');
     for (size_t nc = 0; nc < per_device; ++nc) header += centred(fmt::format("NC{}", nc), bar) + std::string(kPercentWidth + 2, ' ');
     frame.body.push_back({{{header}}});
-    for (size_t d = 0; d < utilization.size(); ++d) {
+    for (size_t d = 0; d < values.size(); ++d) {
         Line line{{{padded(fmt::format("ND{}", d), kRowLabelWidth)}}};
-        for (double u : utilization[d]) {
-            add_bar(line, u, bar);
+        for (double u : values[d]) {
+            add_bar(line, full > 0 ? u / full : 0.0, bar);
             line.spans.push_back({" "});
-            line.spans.push_back({padded(fmt::format("[{:5.2f}%]", 100.0 * u), kPercentWidth), Style::Value});
+            const std::string value = view.flops ? fmt::format("[{:6.2f} TF]", u / 1e12) : fmt::format("[{:5.2f}%]", 100.0 * u);
+            line.spans.push_back({padded(value, kPercentWidth), Style::Value});
             line.spans.push_back({" "});
         }
         frame.body.push_back(line);
@@ -101,26 +112,42 @@ void vcpu_section(const CpuUsage& cpu, size_t width, Frame& frame) {
 
 void memory_summary_section(const HostSnapshot& host, int pid, Frame& frame) {
     frame.body.push_back(bar_line("Memory Usage Summary"));
-    uint64_t resident = 0, host_dma = 0, device = 0, models = 0;
+    uint64_t resident = 0, host_driver = 0, host_tensors = 0, device = 0;
+    driver::CoreMemoryUsage models;
     for (const auto* process : selected_processes(host, pid)) {
         resident += resident_bytes(process->pid);
-        host_dma += process->host_memory_bytes;
+        host_driver += process->host_memory_bytes;
         for (const auto& [index, bytes] : process->device_memory_bytes) device += bytes;
-        for (const auto& model : process->models) models += model.device_bytes;
+        for (const auto& model : process->models) {
+            host_tensors += model.host_bytes;
+            for (const auto& usage : model.core_memory) {
+                models.tensors += usage.tensors;
+                models.constants += usage.constants;
+                models.model_code += usage.model_code;
+            }
+        }
     }
-    device = std::max(device, models);
+    device = std::max(device, models.total());
+    // The driver's host memory holds the models' host tensors and the DMA rings, queues and buffers.
+    const uint64_t dma_buffers = host_driver - std::min(host_driver, host_tensors);
     auto item = [](Line& line, const std::string& label, uint64_t bytes) {
         line.spans.push_back({label + ": "});
         line.spans.push_back({padded(memory_text(bytes), 10), Style::Value});
         line.spans.push_back({"  "});
     };
     Line host_line{{{"Host Used Memory     "}}};
-    item(host_line, "Total", resident);
-    item(host_line, "DMA Buffers", host_dma);
+    item(host_line, "Total", resident + host_driver);
+    item(host_line, "Tensors", host_tensors);
+    item(host_line, "Constants", 0);
+    item(host_line, "DMA Buffers", dma_buffers);
+    item(host_line, "App. Memory", resident);
     Line device_line{{{"Device Used Memory   "}}};
     item(device_line, "Total", device);
-    item(device_line, "Models", models);
-    item(device_line, "Runtime Memory", device - models);
+    item(device_line, "Tensors", models.tensors);
+    item(device_line, "Constants", models.constants);
+    item(device_line, "Model Code", models.model_code);
+    item(device_line, "Runtime Memory", device - models.total());
+    item(device_line, "Model Scratchpad", 0);
     frame.body.push_back(host_line);
     frame.body.push_back(device_line);
     frame.body.push_back({});
@@ -149,10 +176,16 @@ void memory_details_section(const HostSnapshot& host, const TopView& view, size_
 }
 
 Line title_line(const HostSnapshot& host, size_t width) {
-    return bar_line(centred(fmt::format("neuron-top running on {} ({})", host.instance_id, host.spec.instance.name), width));
+    return bar_line(centred(fmt::format("neuron-top {} running on {} ({})", kToolsVersion, host.instance_id, host.spec.instance.name), width));
 }
 
 }  // namespace
+
+std::string process_tag(const HostSnapshot& host, int pid) {
+    for (const auto& record : host.activity)
+        if (record.pid == pid && !record.tag.empty()) return record.tag;
+    return std::to_string(pid);
+}
 
 std::vector<int> tab_pids(const HostSnapshot& host) {
     std::vector<int> pids;
@@ -163,7 +196,7 @@ std::vector<int> tab_pids(const HostSnapshot& host) {
 Frame top_frame(const HostSnapshot& host, const TopView& view, const CpuUsage& cpu, size_t width) {
     Frame frame;
     frame.body.push_back(title_line(host, width));
-    utilization_section(host, view.pid, width, frame);
+    utilization_section(host, view, width, frame);
     vcpu_section(cpu, width, frame);
     memory_summary_section(host, view.pid, frame);
     memory_details_section(host, view, width, frame);
@@ -172,14 +205,14 @@ Frame top_frame(const HostSnapshot& host, const TopView& view, const CpuUsage& c
     std::vector<int> pids = tab_pids(host);
     pids.insert(pids.begin(), 0);
     for (size_t t = 0; t < pids.size(); ++t) {
-        const std::string tag = fmt::format("[{}]:{}", t + 1, pids[t] == 0 ? "all" : std::to_string(pids[t]));
+        const std::string tag = fmt::format("[{}]:{}", t + 1, pids[t] == 0 ? "all" : process_tag(host, pids[t]));
         const bool selected = pids[t] == view.pid;
         tabs.spans.push_back({selected ? ">" + tag + "<" : " " + tag + " ", selected ? Style::SelectedTab : Style::Plain});
         tabs.spans.push_back({"      "});
     }
     frame.footer.push_back(tabs);
     frame.footer.push_back({{{"  q: quit   arrows: move tree selection   enter: expand/collapse tree   x: expand/collapse entire tree"
-                              "   a/d: previous/next tab   1-9: select tab"}}});
+                              "   a/d: previous/next tab   f: FLOPS on/off   1-9: select tab"}}});
     return frame;
 }
 

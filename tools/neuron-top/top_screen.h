@@ -20,7 +20,11 @@ struct TopView {
     std::set<std::string> expanded;       // open tree nodes
     size_t selected_row = 0;              // in the tree's visible rows
     bool show_selection = true;
+    bool flops = false;                   // the utilisation section in TFLOPS ('f') instead of percent
 };
+
+// What a process's tab shows: its NEURON_PROCESS_TAG, else its pid.
+std::string process_tag(const HostSnapshot& host, int pid);
 
 // Pids of the tabs after 'all', in tab order.
 std::vector<int> tab_pids(const HostSnapshot& host);

@@ -69,6 +69,7 @@ bool TopSession::handle(TopKey key, int tab) {
         case TopKey::Tab1to9:
             if (tab >= 0 && size_t(tab) < tabs.size()) view_.pid = tabs[size_t(tab)];
             break;
+        case TopKey::ToggleFlops: view_.flops = !view_.flops; break;
         case TopKey::Other: break;
     }
     view_.selected_row = std::min(view_.selected_row, tree_rows() ? tree_rows() - 1 : 0);

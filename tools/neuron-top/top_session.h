@@ -13,7 +13,7 @@
 
 namespace nsim::tools {
 
-enum class TopKey { Quit, Up, Down, Left, Right, Toggle, ToggleAll, PreviousTab, NextTab, Tab1to9, Other };
+enum class TopKey { Quit, Up, Down, Left, Right, Toggle, ToggleAll, PreviousTab, NextTab, Tab1to9, ToggleFlops, Other };
 
 class TopSession {
 public:

@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libncurses-dev tmux procps clang
   libicu-dev
+  libcpp-httplib-dev curl
 )
 
 missing=()

@@ -1,0 +1,42 @@
+// neuron-monitor-prometheus: reads neuron-monitor's reports on stdin (one JSON document per line) and
+// serves them on http://127.0.0.1:PORT/metrics in the Prometheus text format, with the real
+// exporter's metric names (prometheus_exposition.h). Listens on the loopback interface only.
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <httplib.h>
+
+#include "common/tool_main.h"
+#include "neuron-monitor/prometheus_exposition.h"
+
+int main(int argc, char** argv) {
+    CLI::App app{"Serve neuron-monitor's reports (read on stdin) as Prometheus metrics", "neuron-monitor-prometheus"};
+    int port = 8000;
+    app.add_option("--port", port, "TCP port on 127.0.0.1 (the real exporter's default: 8000)")->check(CLI::Range(1, 65535));
+
+    return nsim::tools::run_tool(app, argc, argv, [&] {
+        nsim::tools::PrometheusExposition exposition;
+        httplib::Server server;
+        server.Get("/metrics", [&](const httplib::Request&, httplib::Response& response) {
+            response.set_content(exposition.text(), "text/plain; version=0.0.4");
+        });
+        if (!server.bind_to_port("127.0.0.1", port))
+            throw nsim::tools::UserError("cannot listen on 127.0.0.1:" + std::to_string(port) + " (port in use?)");
+        std::thread serving([&] { server.listen_after_bind(); });
+        std::string line;
+        while (std::getline(std::cin, line)) {
+            if (line.empty()) continue;
+            try {
+                exposition.update(nlohmann::json::parse(line));
+            } catch (const nlohmann::json::exception& e) {
+                std::cerr << "neuron-monitor-prometheus: skipped a line that is not a report: " << e.what() << "\n";
+            }
+        }
+        // neuron-monitor has stopped: nothing new will come.
+        server.stop();
+        serving.join();
+        return 0;
+    });
+}
