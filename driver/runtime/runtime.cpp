@@ -308,10 +308,10 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
             model->region_handles.push_back(handle);
             copy.offset = driver_->chunk(handle).address - address_map.channel(copy.channel);
             model->device_bytes += driver_->chunk(handle).size;
+            // Weights are the model's constants (every copy holds them); the rest are its tensors.
             uint64_t constants = 0;
             for (const isa::TensorInfo& t : program.tensors)
-                if (!t.data.empty() && t.location == isa::TensorLocation::Device && (copy.home || t.role == isa::TensorRole::Weight))
-                    constants += t.data.size();
+                if (t.location == isa::TensorLocation::Device && t.role == isa::TensorRole::Weight) constants += t.size_bytes();
             driver::CoreMemoryUsage& on_core = usage_of(copy.device, core->core);
             on_core.constants += constants;
             on_core.tensors += driver_->chunk(handle).size - std::min(constants, driver_->chunk(handle).size);

@@ -56,7 +56,7 @@ TEST(SimulatedHost, RmmodWorksAsTheVeryFirstCommandOfAFreshHost) {
 }
 
 TEST(SimulatedHost, AHostMadeWithConfigIsKnownToEveryToolWithoutIt) {
-    test::PreparedHost host("unused");
+    test::PreparedHost host("my.box");
     const fs::path yaml = host.home() / "my.yaml";
     std::ofstream(yaml) << "instances:\n  my.box:\n    chip: inferentia2\n    devices: 1\n    vcpus: 4\n"
                            "    host_memory_bytes: 16GiB\n    host_copy_bytes_per_s: 10GB/s\n    pci_bdfs: [\"00:1e.0\"]\n";
@@ -83,9 +83,10 @@ TEST(SimulatedHost, RecoveryHintsNameTheHostAndWorkWithSeveralHosts) {
     const std::string hint = "neuron-sim --instance trn1.2xlarge rmmod neuron && neuron-sim --instance trn1.2xlarge modprobe neuron";
     ASSERT_NE(run.err.find(hint), std::string::npos) << run.err;
     // The hint, as given, recovers the device although the state holds two hosts.
-    EXPECT_EQ(test::run_command(test::tool_path("neuron-sim") + " --instance trn1.2xlarge rmmod neuron && " +
-                                test::tool_path("neuron-sim") + " --instance trn1.2xlarge modprobe neuron", host.env()).exit_code, 0);
-    EXPECT_EQ(tool(host, "neuron-sim", "-i trn1.2xlarge run " + one_core_program()).exit_code, 0);
+    const std::string sim_dir = fs::path(test::tool_path("neuron-sim")).parent_path().string();
+    EXPECT_EQ(test::run_command("sh -c 'PATH=" + sim_dir + ":$PATH; " + hint + "'", host.env()).exit_code, 0);
+    const auto recovered = tool(host, "neuron-sim", "-i trn1.2xlarge run " + one_core_program());
+    EXPECT_EQ(recovered.exit_code, 0) << recovered.err;
 }
 
 TEST(SimulatedHost, ModprobeMinusRRemovesTheModule) {
