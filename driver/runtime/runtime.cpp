@@ -471,6 +471,8 @@ NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* out
                                                                     info.name, it->second->size, info.size_bytes()));
         if (const NrtStatus s = move_tensor(*model, info, *it->second, true); s != NrtStatus::Success) return s;
     }
+    if (!executor_)
+        return fail(NrtStatus::Failure, where, "no instruction executor is installed (the NeuronCore engines are not wired to the runtime)");
     model->request = ExecutionRequest{};
     model->request.timeout_s = options_.exec_timeout_s.value_or(0);
     model->last_result = ExecutionResult{};

@@ -96,13 +96,14 @@ TEST(Cli, FaultListSetAndClear) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     r = cli("fault list");
     EXPECT_EQ(r.exit_code, 0);
-    EXPECT_EQ(test::count_lines(r.out), 4);
-    EXPECT_NE(r.out.find("fail_dma_wait       3  "), std::string::npos) << r.out;
+    EXPECT_EQ(test::count_lines(r.out), 6);
+    EXPECT_NE(r.out.find("fail_dma_wait             3  "), std::string::npos) << r.out;
     EXPECT_EQ(cli("fault clear").exit_code, 0);
-    EXPECT_NE(cli("fault list").out.find("fail_dma_wait       0  "), std::string::npos);
+    EXPECT_NE(cli("fault list").out.find("fail_dma_wait             0  "), std::string::npos);
     r = cli("fault set nope 1");
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_EQ(r.err, "neuron-sim: unknown fault 'nope' (one of: fail_dma_wait, fail_fwio_read, fail_mc_alloc, firmware_hang)\n");
+    EXPECT_EQ(r.err, "neuron-sim: unknown fault 'nope' (one of: fail_nc_mmap, fail_dma_wait, fail_mc_alloc, fail_fwio_read, "
+                     "fail_fwio_post_metric, firmware_hang)\n");
 }
 
 TEST(CliFaults, FailDmaWaitFailsTheNextLoadThenLoadsWork) {

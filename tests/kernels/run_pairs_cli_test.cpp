@@ -364,7 +364,7 @@ TEST(RunBuiltModel, ModelForAnotherGenerationIsAnError) {
     const fs::path model = dir / "v2.bin";
     ASSERT_EQ(run_command(build("--model bert-base --seq 16 --timing-only -i inf2.xlarge -o " + model.string())).exit_code, 0);
     expect_neuron_sim_user_error(run_command(sim("inf1.2xlarge") + model.string()),
-                      "the model is for NeuronCore-v2, but inf1.2xlarge has NeuronCore-v1");
+                      "the program is for NeuronCore-v2, inf1.2xlarge has NeuronCore-v1");
 }
 
 }  // namespace
