@@ -3,7 +3,10 @@
 // metric names on a loopback port, scraped here with curl as Prometheus would.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,10 +64,25 @@ std::string write_config(const fs::path& dir, const std::string& tag_filter) {
     return path.string();
 }
 
-// Waits (polling, wall clock) until `ready` holds; the run under watch starts in the background.
+// A loopback port nobody listens on now: the kernel's pick for port 0.
+int free_port() {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+        getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+        throw std::runtime_error("no free port");
+    close(fd);
+    return ntohs(address.sin_port);
+}
+
+// Waits (polling) until `ready` holds; the run under watch starts in the background, and a loaded
+// machine starts it late. The bound only keeps a broken build from hanging the suite.
 template <typename Ready>
 bool eventually(Ready ready) {
-    for (int attempt = 0; attempt < 600; ++attempt) {
+    for (int attempt = 0; attempt < 3000; ++attempt) {
         if (ready()) return true;
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -145,7 +163,7 @@ TEST_F(NeuronMonitor, JsonReportHasTheRealGroupsWhileARunGoesOn) {
 
 TEST_F(NeuronMonitor, PrometheusEndpointServesTheRealMetricNames) {
     start_run();
-    const int port = 20000 + getpid() % 20000;
+    const int port = free_port();
     Background exporter(host.env(), test::tool_path("neuron-monitor") + " -c " + write_config(host.home(), ".*") + " | " +
                                         test::tool_path("neuron-monitor-prometheus") + " --port " + std::to_string(port));
     std::string metrics;
@@ -180,6 +198,27 @@ TEST(NeuronMonitorConfig, ABadConfigFileIsOneLine) {
     const auto period = test::run_command(test::tool_path("neuron-monitor") + " -c " + path.string(), host.env());
     EXPECT_EQ(period.exit_code, 1);
     EXPECT_NE(period.err.find("period 'soon' is not a duration"), std::string::npos) << period.err;
+}
+
+// trn2 with two physical NeuronCores per logical one: each logical core also reports its physical
+// cores' utilisation under "v3d" (tools.md 3.2), numbered nc_v3.<logical x 2 + i>.
+TEST(NeuronMonitorCounters, LogicalCoresOfTrn2ShowTheirPhysicalCores) {
+    test::PreparedHost host("trn2.48xlarge");
+    auto p = host.start_process("app");
+    p.cores = {{3, 2}, {3, 3}};
+    host.write(p);
+    host.write_activity(p.pid, {{{3, 2}, 1.0}, {{3, 3}, 0.5}});
+    const auto r = test::run_command(test::tool_path("neuron-monitor") + " --reports 1", host.env());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto report = nlohmann::json::parse(r.out);
+    ASSERT_EQ(report["neuron_runtime_data"].size(), 1u) << r.out;
+    const auto& cores = report["neuron_runtime_data"][0]["report"]["neuroncore_counters"]["neuroncores_in_use"];
+    ASSERT_TRUE(cores.contains("13")) << cores.dump(2);   // device 3's second logical core of 4
+    EXPECT_DOUBLE_EQ(cores["13"]["neuroncore_utilization"].get<double>(), 75.0);
+    EXPECT_DOUBLE_EQ(cores["13"]["v3d"]["nc_v3.26"]["neuroncore_utilization"].get<double>(), 100.0);
+    EXPECT_DOUBLE_EQ(cores["13"]["v3d"]["nc_v3.27"]["neuroncore_utilization"].get<double>(), 50.0);
+    EXPECT_EQ(report["neuron_hardware_info"]["neuroncore_version"], "v3d");
+    EXPECT_EQ(report["neuron_hardware_info"]["logical_neuroncore_config"], 2);
 }
 
 }  // namespace

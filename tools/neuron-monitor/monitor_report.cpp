@@ -121,12 +121,23 @@ nlohmann::json MonitorReporter::runtime_report(const HostSnapshot& host, const d
         nlohmann::json data;
         if (group.type == "neuroncore_counters") {
             const auto utilization = core_utilization(host, pid);
+            const auto physical = physical_core_utilization(host, pid);
             const auto flops = core_flops_per_s(host, pid);
             nlohmann::json in_use = nlohmann::json::object();
             for (unsigned d : devices)
-                for (uint32_t nc = 0; nc < host.devices[d].nc_count; ++nc)
-                    in_use[std::to_string(host.devices[d].neuroncore_ids[nc])] = {
-                        {"neuroncore_utilization", 100.0 * utilization[d][nc]}, {"flops", flops[d][nc]}};
+                for (uint32_t nc = 0; nc < host.devices[d].nc_count; ++nc) {
+                    const uint32_t index = host.devices[d].neuroncore_ids[nc];
+                    nlohmann::json core = {{"neuroncore_utilization", 100.0 * utilization[d][nc]}, {"flops", flops[d][nc]}};
+                    // trn2 with two physical cores per logical one: each physical core's share (tools.md 3.2).
+                    if (lnc > 1) {
+                        nlohmann::json parts = nlohmann::json::object();
+                        for (uint32_t i = 0; i < lnc && nc * lnc + i < physical[d].size(); ++i)
+                            parts[fmt::format("nc_{}.{}", spec_.chip.core.version, index * lnc + i)] = {
+                                {"neuroncore_utilization", 100.0 * physical[d][nc * lnc + i]}};
+                        core["v3d"] = parts;
+                    }
+                    in_use[std::to_string(index)] = core;
+                }
             data = {{"neuroncores_in_use", in_use}};
         } else if (group.type == "memory_used") {
             std::map<uint32_t, driver::CoreMemoryUsage> per_core;

@@ -18,11 +18,11 @@ bool activity_is_current(const driver::ActivityRecord& record, double now_wall_s
 
 namespace {
 
-// Per logical core, `measure` of each physical core's last interval summed over processes (capped at
-// `cap`), then averaged (utilisation) or summed (FLOP/s) over a logical core's physical ones.
-std::vector<std::vector<double>> per_logical_core(const HostSnapshot& host, int pid, double cap, bool average,
-                                                  double (*measure)(const driver::ActivitySample&)) {
-    const uint32_t lnc = host.logical_neuroncore_config;
+double busy_fraction(const driver::ActivitySample& s) { return std::clamp(s.busy_s / s.interval_s, 0.0, 1.0); }
+
+// Per physical core, `measure` of its last interval summed over processes (capped at `cap`).
+std::vector<std::vector<double>> per_physical_core(const HostSnapshot& host, int pid, double cap,
+                                                   double (*measure)(const driver::ActivitySample&)) {
     std::vector<std::vector<double>> physical(host.devices.size(), std::vector<double>(host.spec.chip.cores_per_device, 0.0));
     for (const driver::ActivityRecord& record : host.activity) {
         if (pid != 0 && record.pid != pid) continue;
@@ -37,6 +37,14 @@ std::vector<std::vector<double>> per_logical_core(const HostSnapshot& host, int 
             value = std::min(cap, value + measure(last));
         }
     }
+    return physical;
+}
+
+// Per logical core: its physical cores' values averaged (utilisation) or summed (FLOP/s).
+std::vector<std::vector<double>> per_logical_core(const HostSnapshot& host, int pid, double cap, bool average,
+                                                  double (*measure)(const driver::ActivitySample&)) {
+    const uint32_t lnc = host.logical_neuroncore_config;
+    const std::vector<std::vector<double>> physical = per_physical_core(host, pid, cap, measure);
     std::vector<std::vector<double>> logical(host.devices.size());
     for (size_t d = 0; d < host.devices.size(); ++d) {
         logical[d].assign(host.devices[d].nc_count, 0.0);
@@ -52,8 +60,11 @@ std::vector<std::vector<double>> per_logical_core(const HostSnapshot& host, int 
 }  // namespace
 
 std::vector<std::vector<double>> core_utilization(const HostSnapshot& host, int pid) {
-    return per_logical_core(host, pid, 1.0, true,
-                            [](const driver::ActivitySample& s) { return std::clamp(s.busy_s / s.interval_s, 0.0, 1.0); });
+    return per_logical_core(host, pid, 1.0, true, busy_fraction);
+}
+
+std::vector<std::vector<double>> physical_core_utilization(const HostSnapshot& host, int pid) {
+    return per_physical_core(host, pid, 1.0, busy_fraction);
 }
 
 std::vector<std::vector<double>> core_flops_per_s(const HostSnapshot& host, int pid) {

@@ -13,6 +13,9 @@ namespace nsim::tools {
 // process has stopped executing (see activity_is_current).
 std::vector<std::vector<double>> core_utilization(const HostSnapshot& host, int pid);
 
+// [device][physical core] in 0..1: what a logical core's mean is made of (neuron-monitor's v3d).
+std::vector<std::vector<double>> physical_core_utilization(const HostSnapshot& host, int pid);
+
 // [device][logical core] floating-point operations per second of simulated time over the last
 // interval (the matmul work the runtime published with it), for neuron-top's FLOPS view and
 // neuron-monitor's `flops`.
