@@ -30,7 +30,7 @@ int sc_main(int argc, char** argv) {
     nsim::tools::RunOptions run;
     CLI::App* run_cmd = app.add_subcommand("run", "Execute a program on the simulated NeuronCores and report its timing");
     run_cmd->add_option("program", run.program, "Program file (assembled with neuron-as, or a model from neuron-build)")->required();
-    CLI::Option* iterations = run_cmd->add_option("--iterations", run.iterations, "Run the program this many times back to back")
+    CLI::Option* iterations = run_cmd->add_option("--iterations", run.iterations, "Execute the program this many times, each through the runtime (doorbell, completion); the report gives statistics over all of them")
         ->check(CLI::Range(1u, 1000000u));
     CLI::Option* functional = run_cmd->add_flag("--functional", run.functional, "Compute real values too (default: timing only)");
     CLI::Option* pairs = run_cmd->add_option("--pairs", run.pairs,
@@ -92,7 +92,7 @@ int sc_main(int argc, char** argv) {
         return 0;
     }, {{nsim::tools::kHomeVariable, nsim::tools::kHomeHelp},
         {nsim::tools::kInstanceVariable, nsim::tools::kInstanceHelp},
-        {"NEURON_RT_VISIBLE_CORES", "run/serve: the NeuronCores the runtime claims, e.g. 0-3 or 1,3 (default: as many as needed)"},
+        {"NEURON_RT_VISIBLE_CORES", "run/serve: the NeuronCores the runtime claims, e.g. 0-3 or 1,3 (default: every NeuronCore of the host)"},
         {"NEURON_RT_NUM_CORES", "run/serve: how many NeuronCores the runtime claims"},
         {"NEURON_RT_EXEC_TIMEOUT", "run/serve: seconds of simulated time an execution may take (default 30)"},
         {"NEURON_PROCESS_TAG", "run/serve: this process's name in neuron-top and neuron-monitor (default: its pid)"}});
