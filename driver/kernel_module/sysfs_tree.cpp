@@ -1,6 +1,8 @@
 #include "sysfs_tree.h"
 
 #include <cctype>
+#include <fstream>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -16,13 +18,23 @@ std::string instance_family(const std::string& instance) {
     return family;
 }
 
+bool holds(const fs::path& file, const std::string& text) {
+    std::ifstream in(file);
+    std::string current((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return in.good() || in.eof() ? current == text && !current.empty() : false;
+}
+
 }  // namespace
 
 void publish_sysfs(const HostState& state, const config::HostSpec& spec, const MachineRecord& machine) {
     const fs::path root = state.sysfs_dir() / "class" / "neuron_device";
     for (const DeviceRecord& device : machine.devices) {
         const fs::path dir = root / fmt::format("neuron{}", device.index);
-        auto put = [&](const fs::path& file, const std::string& text) { state.write_file(dir / file, text + "\n"); };
+        // Only what changed is rewritten: an execution changes one counter, not the tree.
+        auto put = [&](const fs::path& file, const std::string& text) {
+            if (holds(dir / file, text + "\n")) return;
+            state.write_file(dir / file, text + "\n");
+        };
         put("reset", std::to_string(int(device.state)));
         put("core_count", std::to_string(spec.chip.cores_per_device));
         std::string connected;
