@@ -18,10 +18,12 @@ std::string instance_family(const std::string& instance) {
     return family;
 }
 
+// Whether `file` exists and holds exactly `text`.
 bool holds(const fs::path& file, const std::string& text) {
     std::ifstream in(file);
-    std::string current((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return in.good() || in.eof() ? current == text && !current.empty() : false;
+    if (!in) return false;
+    const std::string current((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return current == text;
 }
 
 }  // namespace
