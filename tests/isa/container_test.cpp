@@ -77,9 +77,9 @@ TEST_F(ContainerReader, WrongMagic) {
 }
 
 TEST_F(ContainerReader, WrongVersion) {
-    put(bytes, 8, 2, 4);
+    put(bytes, 8, 3, 4);
     refresh_checksums(bytes);
-    EXPECT_EQ(read_error(bytes), "header: format version 2 is not supported (this reader reads version 1)");
+    EXPECT_EQ(read_error(bytes), "header: format version 3 is not supported (this reader reads versions 1 to 2)");
 }
 
 TEST_F(ContainerReader, BadHeaderChecksum) {
