@@ -8,15 +8,6 @@ namespace {
 
 using namespace test;
 
-std::string read_error(const std::vector<uint8_t>& bytes) {
-    try {
-        read_container(bytes);
-    } catch (const ContainerError& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
 class ContainerReader : public ::testing::Test {
 protected:
     Container program = small_program();

@@ -26,15 +26,6 @@ Container replicated(uint32_t cores) {
     return c;
 }
 
-std::string read_error(const std::vector<uint8_t>& bytes) {
-    try {
-        read_container(bytes);
-    } catch (const ContainerError& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
 TEST(SharedStreams, IdenticalStreamsAreStoredOnce) {
     const std::vector<uint8_t> one = write_container(replicated(1));
     const std::vector<uint8_t> four = write_container(replicated(4));

@@ -1,9 +1,7 @@
-// The tensor engine's tile multiply through OpenBLAS against the plain ascending-k loop: bit for bit
-// for inputs whose products are exact in fp32 (bf16, fp16 and int8 values), within half an fp32 ulp
-// of each product per step for arbitrary fp32 inputs (a fused multiply-add rounds once, not twice).
+// The tensor engine's tile multiply through OpenBLAS against the plain ascending-k loop, bit for bit,
+// for inputs whose products are exact in fp32 (bf16 and fp16 values); fp32 inputs take the loop.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -38,30 +36,22 @@ TEST_P(TileGemm, NarrowInputsGiveTheReferenceBitForBit) {
         std::vector<float> st(s.k * s.m), mv(s.k * s.n), got(s.m * s.n), want(s.m * s.n);
         for (float& v : st) v = with_significant_bits(rng, bits);
         for (float& v : mv) v = with_significant_bits(rng, bits);
-        tile_gemm(st.data(), mv.data(), s.k, s.m, s.n, got.data());
+        tile_gemm(st.data(), mv.data(), s.k, s.m, s.n, got.data(), true);
         tile_gemm_reference(st.data(), mv.data(), s.k, s.m, s.n, want.data());
         ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * 4), 0) << "significant bits " << bits;
     }
 }
 
-TEST_P(TileGemm, Fp32InputsStayWithinHalfAnUlpOfEachProduct) {
+TEST_P(TileGemm, Fp32InputsTakeThePlainLoop) {
     const Shape s = GetParam();
     std::mt19937 rng(s.k + uint32_t(s.m) + uint32_t(s.n));
     std::uniform_real_distribution<float> value(-4.0f, 4.0f);
     std::vector<float> st(s.k * s.m), mv(s.k * s.n), got(s.m * s.n), want(s.m * s.n);
     for (float& v : st) v = value(rng);
     for (float& v : mv) v = value(rng);
-    tile_gemm(st.data(), mv.data(), s.k, s.m, s.n, got.data());
+    tile_gemm(st.data(), mv.data(), s.k, s.m, s.n, got.data(), false);
     tile_gemm_reference(st.data(), mv.data(), s.k, s.m, s.n, want.data());
-    for (uint64_t m = 0; m < s.m; ++m)
-        for (uint64_t n = 0; n < s.n; ++n) {
-            // Each step's product rounding, plus the sums that carry it on: bounded by k ulps of the
-            // largest partial sum, generously.
-            double magnitude = 0;
-            for (uint32_t k = 0; k < s.k; ++k) magnitude += std::fabs(double(st[k * s.m + m]) * mv[k * s.n + n]);
-            const double bound = s.k * magnitude * std::ldexp(1.0, -23);
-            ASSERT_LE(std::fabs(double(got[m * s.n + n]) - want[m * s.n + n]), bound) << m << "," << n;
-        }
+    ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * 4), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, TileGemm,

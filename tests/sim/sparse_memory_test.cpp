@@ -25,6 +25,21 @@ TEST(SparseMemory, WritesSpanningPagesReadBack) {
     EXPECT_EQ(out, in);
 }
 
+TEST(SparseMemory, ZerosNeedNoPageButOverwriteAResidentOne) {
+    SparseMemory m(uint64_t(1) << 30);
+    const std::vector<uint8_t> zeros(200000, 0), ones(100, 1);
+    m.write(12345, zeros.data(), zeros.size());
+    EXPECT_EQ(m.resident_bytes(), 0u);
+    m.write(70000, ones.data(), ones.size());
+    const uint64_t resident = m.resident_bytes();
+    EXPECT_GT(resident, 0u);
+    m.write(70000 + 10, zeros.data(), 50);
+    EXPECT_EQ(m.resident_bytes(), resident);
+    std::vector<uint8_t> out(100);
+    m.read(70000, out.data(), out.size());
+    for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i], i >= 10 && i < 60 ? 0 : 1) << i;
+}
+
 TEST(SparseMemory, OutOfRangeThrows) {
     SparseMemory m(4096);
     uint8_t b = 0;

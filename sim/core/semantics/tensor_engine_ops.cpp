@@ -32,7 +32,12 @@ void execute_Matmul(const isa::Instruction& inst, const MemorySpaces& spaces) {
                                        std::to_string(m_count) + "x" + std::to_string(n_count));
 
     Tile result = make_tile(uint32_t(m_count), n_count);
-    tile_gemm(stationary.values.data(), moving.values.data(), k_count, m_count, n_count, result.values.data());
+    const auto narrow = [&](size_t field) {
+        const isa::DType t = inst.ap(field).dtype;
+        return t != isa::DType::Fp32 && t != isa::DType::Int32;
+    };
+    tile_gemm(stationary.values.data(), moving.values.data(), k_count, m_count, n_count, result.values.data(),
+              narrow(F::stationary) && narrow(F::moving));
     if (inst.accumulate(F::acc) == isa::AccumulateMode::Accumulate) {
         const Tile held = read_operand(inst, F::dst, spaces);
         for (size_t i = 0; i < result.values.size(); ++i) result.values[i] = held.values[i] + result.values[i];
