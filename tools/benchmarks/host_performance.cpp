@@ -9,15 +9,21 @@
 //   read     read the file, check it, decode it (isa::read_file + read_container)
 //   load     the runtime's load (validate, allocate, write code and weights through the driver)
 //   fetch    one instruction fetch of every stream from device memory (sim/core/instruction_fetch)
-//   engines  one execution through the runtime (which fetches again, then simulates), minus fetch
+//   engines  one execution through the runtime minus one fetch: the engine simulation, plus the
+//            runtime moving inputs and outputs over the simulated PCIe
+// Phases are CPU seconds of the phase child; whole processes are CPU seconds (user + system).
 //   report   the text report
 //
-//   host-performance [--build-dir build] [--only main|trn1-32|functional]
+//   host-performance [--build-dir build] [--only main|trn1-32|functional] [--no-phases]
+// (--no-phases with another tree's --build-dir measures that tree's tools only: the phases run this
+// program's own libraries.)
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -43,6 +49,14 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// This process's CPU seconds: phases are timed in CPU time, so that other work on a shared machine
+// does not count.
+double cpu_now() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
 
 struct Setup {
     std::string key, title, instance;
@@ -79,6 +93,8 @@ struct ChildCost {
 // Runs argv with stdout to a file; its CPU seconds (user + system) and peak RSS from wait4.
 ChildCost run_child(const std::vector<std::string>& argv, const fs::path& out_file) {
     const auto start = Clock::now();
+    std::cout.flush();
+    std::fflush(stdout);  // else the child's freopen writes our buffered output into the parent's file
     const pid_t pid = fork();
     if (pid < 0) throw nsim::tools::UserError("fork failed");
     if (pid == 0) {
@@ -112,12 +128,12 @@ int time_phases(const std::string& instance, const fs::path& program, bool funct
     const config::ConfigSet configs = config::ConfigSet::load(config::ConfigSet::default_dir());
     const config::HostSpec host = configs.host(instance);
 
-    auto start = Clock::now();
+    double start = cpu_now();
     const std::vector<uint8_t> bytes = isa::read_file(program);
     const isa::Container container = isa::read_container(bytes);
-    const double read_s = seconds_since(start);
+    const double read_s = (cpu_now() - start);
 
-    start = Clock::now();
+    start = cpu_now();
     runtime::Runtime rt(host);
     auto owned = std::make_unique<runtime::EngineExecutor>(functional);
     runtime::EngineExecutor* executor = owned.get();
@@ -125,7 +141,7 @@ int time_phases(const std::string& instance, const fs::path& program, bool funct
     runtime::Model* model = nullptr;
     if (rt.init() != runtime::NrtStatus::Success || rt.load(bytes, -1, &model) != runtime::NrtStatus::Success)
         throw tools::UserError(rt.last_error());
-    const double load_s = seconds_since(start);
+    const double load_s = (cpu_now() - start);
 
     runtime::TensorSet inputs, outputs;
     for (const isa::TensorInfo& t : model->program.tensors) {
@@ -137,17 +153,17 @@ int time_phases(const std::string& instance, const fs::path& program, bool funct
         (t.role == isa::TensorRole::Input ? inputs : outputs).tensors[t.name] = tensor;
     }
 
-    start = Clock::now();
+    start = cpu_now();
     const auto fetched = sim::core::fetch_streams(model->program, model->loaded.placement, rt.platform());
-    const double fetch_s = seconds_since(start);
+    const double fetch_s = (cpu_now() - start);
 
-    start = Clock::now();
+    start = cpu_now();
     if (rt.execute(model, inputs, &outputs) != runtime::NrtStatus::Success) throw tools::UserError(rt.last_error());
-    const double engines_s = std::max(0.0, seconds_since(start) - fetch_s);
+    const double engines_s = cpu_now() - start - fetch_s;
 
-    start = Clock::now();
+    start = cpu_now();
     const std::string report = sim::core::report_text(executor->last_statistics());
-    const double report_s = seconds_since(start);
+    const double report_s = (cpu_now() - start);
     std::cout << fmt::format("phases {:.4f} {:.4f} {:.4f} {:.4f} {:.4f} {}\n", read_s, load_s, fetch_s, engines_s,
                              report_s, executor->last_statistics().instructions);
     return report.empty() ? 1 : 0;
@@ -158,9 +174,10 @@ int time_phases(const std::string& instance, const fs::path& program, bool funct
 int sc_main(int argc, char** argv) {
     CLI::App app{"Host time and memory of neuron-build and neuron-sim run, by phase", "host-performance"};
     std::string build_dir = "build", only, phases_instance, phases_program;
-    bool phases_functional = false;
+    bool phases_functional = false, no_phases = false;
     app.add_option("--build-dir", build_dir, "where neuron-build and neuron-sim are (build/tools)");
     app.add_option("--only", only, "one setup: main, trn1-32 or functional");
+    app.add_flag("--no-phases", no_phases, "whole processes only (for another tree's tools)");
     // Internal: the phase-timing child.
     app.add_option("--phases-instance", phases_instance)->group("");
     app.add_option("--phases-program", phases_program)->group("");
@@ -186,15 +203,22 @@ int sc_main(int argc, char** argv) {
             std::vector<std::string> phase_args = {self.string(), "--phases-instance", s.instance, "--phases-program",
                                                    program.string()};
             if (s.functional) phase_args.push_back("--phases-functional");
-            const ChildCost phased = run_child(phase_args, work / "out.txt");
             double read_s = 0, load_s = 0, fetch_s = 0, engines_s = 0, report_s = 0;
             uint64_t instructions = 0;
-            std::istringstream line(phased.output.substr(phased.output.find("phases ") + 7));
-            line >> read_s >> load_s >> fetch_s >> engines_s >> report_s >> instructions;
+            if (no_phases) {
+                const size_t at = ran.output.find("instructions:");
+                if (at != std::string::npos) instructions = std::stoull(ran.output.substr(at + 13));
+            } else {
+                const ChildCost phased = run_child(phase_args, work / "out.txt");
+                std::istringstream line(phased.output.substr(phased.output.find("phases ") + 7));
+                line >> read_s >> load_s >> fetch_s >> engines_s >> report_s >> instructions;
+            }
 
+            const double file_mib = double(fs::file_size(program)) / (1 << 20);
+            fs::remove(program);
             std::cout << s.title << "\n";
             std::cout << fmt::format("  neuron-build     {:7.2f} s CPU, peak RSS {:7.1f} MiB, file {:.1f} MiB\n", built.cpu_s,
-                                     built.peak_rss_kib / 1024.0, double(fs::file_size(program)) / (1 << 20));
+                                     built.peak_rss_kib / 1024.0, file_mib);
             std::cout << fmt::format("  neuron-sim run   {:7.2f} s CPU ({:.2f} s wall), peak RSS {:7.1f} MiB = 13 MiB + {:.0f} B "
                                      "per instruction\n",
                                      ran.cpu_s, ran.wall_s, ran.peak_rss_kib / 1024.0,
@@ -202,10 +226,10 @@ int sc_main(int argc, char** argv) {
             std::cout << fmt::format("  instructions     {}, {:.2f} M per host second (whole process), {:.2f} M per engine second\n",
                                      instructions, instructions / ran.cpu_s * 1e-6,
                                      engines_s > 0 ? instructions / engines_s * 1e-6 : 0.0);
-            std::cout << fmt::format("  phases (s)       read {:.3f}, load {:.3f}, fetch {:.3f}, engines {:.3f}, report {:.4f}; "
-                                     "whole process / engines = {:.2f}\n",
-                                     read_s, load_s, fetch_s, engines_s, report_s, engines_s > 0 ? ran.cpu_s / engines_s : 0.0);
-            fs::remove(program);
+            if (no_phases) continue;
+            std::cout << fmt::format("  phases (CPU s)   read {:.3f}, load {:.3f}, fetch {:.3f}, engines {:.3f}, report {:.4f}\n",
+                                     read_s, load_s, fetch_s, engines_s, report_s);
+            std::cout << fmt::format("  whole process / engines = {:.2f}\n", engines_s > 0 ? ran.cpu_s / engines_s : 0.0);
         }
         fs::remove_all(work);
         return 0;
