@@ -241,7 +241,7 @@ std::vector<DataReference> parse_tensor_table(SectionParser& p, Container& c) {
     return refs;
 }
 
-void parse_stream(SectionParser& p, InstructionStream& s) {
+void parse_stream(SectionParser& p, uint32_t section_crc, InstructionStream& s) {
     const uint32_t count = p.read("", [](auto& in) { return in.u32(); });
     if (p.read("", [](auto& in) { return in.u32(); }) != 0) p.fail("", "reserved bytes are not zero");
     // Each instruction is at least a header long; a count beyond that is a lie, not a reason to allocate.
@@ -250,7 +250,8 @@ void parse_stream(SectionParser& p, InstructionStream& s) {
                        " bytes");
     size_t failed = 0;
     try {
-        s.instructions = decode_stream_cached(p.data() + p.in().position(), p.in().remaining(), count, failed);
+        s.instructions =
+            decode_stream_cached(p.data() + p.in().position(), p.in().remaining(), count, section_crc, failed);
     } catch (const DecodeError& e) {
         if (failed == count) p.fail("", e.what());
         p.fail(", instruction " + std::to_string(failed), e.what());
@@ -320,7 +321,8 @@ std::vector<uint8_t> write_container(const Container& c) {
         w.align(s.alignment);
         s.entry.offset = w.position();
         s.entry.size = s.bytes.size();
-        s.entry.crc32 = crc32_of(s.bytes.data(), s.bytes.size());
+        if (s.entry.kind != SectionKind::InstructionStream)  // streams have theirs from the sharing above
+            s.entry.crc32 = crc32_of(s.bytes.data(), s.bytes.size());
         w.raw(s.bytes.data(), s.bytes.size());
     }
 
@@ -498,7 +500,7 @@ Container read_container(const uint8_t* data, size_t size) {
                 s.engine = e.engine;
                 s.queue = e.queue;
                 s.section = uint32_t(i);
-                parse_stream(p, s);
+                parse_stream(p, e.crc32, s);
                 c.streams.push_back(std::move(s));
                 break;
             }

@@ -2,7 +2,6 @@
 
 #include <cstring>
 #include <unordered_map>
-#include <zlib.h>
 
 #include "isa/encoding.h"
 
@@ -10,7 +9,7 @@ namespace nsim::isa {
 namespace {
 
 struct Cache {
-    // Keyed on (CRC-32 of the code, its size); equal keys are told apart by comparing the bytes.
+    // Keyed on (CRC-32 of the section, code size); equal keys are told apart by comparing the bytes.
     std::unordered_multimap<uint64_t, InstructionList> entries;
     StreamCacheCounters counters;
     size_t inserts_since_sweep = 0;
@@ -32,9 +31,10 @@ Cache& cache() {
 
 }  // namespace
 
-InstructionList decode_stream_cached(const uint8_t* code, size_t size, uint32_t count, size_t& failed_index) {
+InstructionList decode_stream_cached(const uint8_t* code, size_t size, uint32_t count, uint32_t section_crc,
+                                     size_t& failed_index) {
     Cache& c = cache();
-    const uint64_t key = (uint64_t(crc32_z(0, code, size)) << 32) ^ uint64_t(size);
+    const uint64_t key = (uint64_t(section_crc) << 32) ^ uint64_t(size);
     const auto [first, last] = c.entries.equal_range(key);
     for (auto it = first; it != last; ++it) {
         const std::vector<uint8_t>& known = it->second.code();

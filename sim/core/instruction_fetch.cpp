@@ -11,9 +11,12 @@ namespace {
 // The stream as device memory holds it: the loaded instructions themselves when the bytes are the
 // ones the load wrote (nothing decoded again), else what the bytes there decode to.
 isa::InstructionList fetch_code(const isa::InstructionStream& loaded, const StreamCode& code, Platform& platform) {
+    const SparseMemory& memory = channel_storage(platform, code.device, code.channel);
+    const std::vector<uint8_t>& written = loaded.instructions.code();
+    if (written.size() == code.bytes && memory.holds(code.offset, written.data(), written.size()))
+        return loaded.instructions;
     std::vector<uint8_t> bytes(code.bytes);
-    channel_storage(platform, code.device, code.channel).read(code.offset, bytes.data(), bytes.size());
-    if (loaded.instructions.code() == bytes) return loaded.instructions;
+    memory.read(code.offset, bytes.data(), bytes.size());
     std::vector<isa::Instruction> instructions;
     for (size_t at = 0; at < bytes.size();) {
         isa::Instruction instruction;

@@ -40,6 +40,20 @@ TEST(SparseMemory, ZerosNeedNoPageButOverwriteAResidentOne) {
     for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i], i >= 10 && i < 60 ? 0 : 1) << i;
 }
 
+TEST(SparseMemory, HoldsComparesWrittenAndUnwrittenBytes) {
+    SparseMemory m(uint64_t(1) << 30);
+    std::vector<uint8_t> in(150000);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = uint8_t(i * 7 + 3);
+    m.write(65536 - 11, in.data(), in.size());
+    EXPECT_TRUE(m.holds(65536 - 11, in.data(), in.size()));
+    in[100000] ^= 1;
+    EXPECT_FALSE(m.holds(65536 - 11, in.data(), in.size()));
+    const std::vector<uint8_t> zeros(70000, 0), one(1, 1);
+    EXPECT_TRUE(m.holds(uint64_t(1) << 28, zeros.data(), zeros.size()));
+    EXPECT_FALSE(m.holds(uint64_t(1) << 28, one.data(), one.size()));
+    EXPECT_THROW(m.holds((uint64_t(1) << 30) - 1, zeros.data(), 2), std::out_of_range);
+}
+
 TEST(SparseMemory, OutOfRangeThrows) {
     SparseMemory m(4096);
     uint8_t b = 0;

@@ -13,9 +13,12 @@
 
 namespace nsim::isa {
 
-// The `count` instructions encoded in code[0, size), decoded (or found decoded). Throws DecodeError
-// with the failing instruction's index in `failed_index` when the bytes do not decode.
-InstructionList decode_stream_cached(const uint8_t* code, size_t size, uint32_t count, size_t& failed_index);
+// The `count` instructions encoded in code[0, size), decoded (or found decoded). `section_crc` is the
+// checksum of the stream's whole section (count, reserved, code), which the reader has computed
+// already: it selects the candidates, the bytes decide. Throws DecodeError with the failing
+// instruction's index in `failed_index` when the bytes do not decode.
+InstructionList decode_stream_cached(const uint8_t* code, size_t size, uint32_t count, uint32_t section_crc,
+                                     size_t& failed_index);
 
 // Bytes of code decoded since the process started, and bytes served from the cache instead: what the
 // performance benchmark prints and the tests check.
