@@ -326,8 +326,7 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
         // fetch it from (sim/core/instruction_fetch.h).
         for (uint32_t s = 0; s < program.streams.size(); ++s) {
             const isa::InstructionStream& stream = program.streams[s];
-            std::vector<uint8_t> code;
-            for (const isa::Instruction& instruction : stream.instructions) isa::encode(instruction, code);
+            const std::vector<uint8_t>& code = stream.instructions.code();  // the file's bytes, not encoded again
             if (code.empty()) continue;
             const auto& core = cores.at(stream.core);
             const uint64_t handle = driver_->mem_alloc(core.device, code.size(), core.memory_channel, core.core,

@@ -484,6 +484,12 @@ void CoreBuilder::finish() {
         s.engine = q.engine;
         s.queue = q.number;
         s.instructions = std::move(q.instructions);
+        // The cores of a data-parallel program run the same compute streams: hold each once.
+        for (const isa::InstructionStream& earlier : program_.streams)
+            if (earlier.engine == s.engine && earlier.queue == s.queue && earlier.instructions == s.instructions) {
+                s.instructions = earlier.instructions;
+                break;
+            }
         program_.streams.push_back(std::move(s));
     }
     queues_.clear();

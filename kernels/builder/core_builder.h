@@ -117,7 +117,10 @@ public:
     // Instructions the queue holds so far: the index the next one will get (to mark kernel phases).
     size_t queue_length(isa::Engine engine, uint8_t queue = 0) const;
 
-    // Moves the streams into the program (called once, by ProgramBuilder).
+    // Moves the streams into the program; a stream equal to an earlier core's shares its instructions.
+    // Called by ProgramBuilder::finish, or earlier by a program that finishes each core as soon as it
+    // is built, so that the copies of a data-parallel model are never all held at once (later calls
+    // do nothing).
     void finish();
     uint32_t semaphores_used() const { return uint32_t(signals_.size()); }
 

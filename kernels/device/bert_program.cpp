@@ -394,6 +394,7 @@ isa::Container build_bert_program(const config::NeuronCoreSpec& spec, const Bert
         }
         try {
             CoreProgram(program, options, model, io, role, phases).build();
+            program.core(c).finish();  // shares the streams an earlier core already has
         } catch (const std::length_error& e) {
             throw BuildError(options.model_name + " with batch " + std::to_string(options.batch) + " and seq " +
                              std::to_string(seq) + " does not fit one " + spec.name + ": " + e.what());

@@ -301,7 +301,7 @@ private:
     }
 
     // Streams live in a map until the end (stable references while others are added).
-    std::vector<Instruction>& stream(Engine engine, uint32_t queue = 0) {
+    isa::InstructionList& stream(Engine engine, uint32_t queue = 0) {
         isa::InstructionStream& s = streams_[std::make_pair(engine, queue)];
         s.engine = engine;
         s.queue = uint8_t(queue);
@@ -387,7 +387,7 @@ private:
     // Walks the steps in order. Loads are issued the first time a matmul needs them, so each lane's
     // queue holds them in need order; a slot's reload waits until its previous step has streamed.
     void schedule_steps() {
-        std::vector<Instruction>& pe = stream(Engine::Pe);
+        isa::InstructionList& pe = stream(Engine::Pe);
         std::vector<uint32_t> b_value(size_t(kt_) * nt_, 0);
         std::vector<uint32_t> bank_uses(schedule_.psum_banks, 0);
         std::map<std::pair<uint32_t, uint32_t>, uint32_t> open_banks;  // (m, column) -> bank
@@ -453,7 +453,7 @@ private:
             on_chip(MemorySpace::Sbuf, 0, tm_, out_base_ + slot * out_slot_bytes_, DType::Bf16, tile.width);
         const AccessPattern psum =
             on_chip(MemorySpace::Psum, 0, tm_, uint64_t(bank) * bank_bytes_, DType::Fp32, tile.width);
-        std::vector<Instruction>& evac = stream(engine);
+        isa::InstructionList& evac = stream(engine);
         if (use > 0) evac.push_back(nop(stored_[slot], stored_value_[slot]));
         Instruction copy;
         if (engine == Engine::Act) {

@@ -8,9 +8,15 @@
 namespace nsim::sim::core {
 namespace {
 
-std::vector<isa::Instruction> decode_code(const isa::InstructionStream& stream, const StreamCode& code, Platform& platform) {
+// The stream as device memory holds it: the loaded instructions themselves when the bytes are the
+// ones the load wrote (nothing decoded again), else what the bytes there decode to.
+isa::InstructionList fetch_code(const isa::InstructionStream& loaded, const StreamCode& code, Platform& platform) {
+    const SparseMemory& memory = channel_storage(platform, code.device, code.channel);
+    const std::vector<uint8_t>& written = loaded.instructions.code();
+    if (written.size() == code.bytes && memory.holds(code.offset, written.data(), written.size()))
+        return loaded.instructions;
     std::vector<uint8_t> bytes(code.bytes);
-    channel_storage(platform, code.device, code.channel).read(code.offset, bytes.data(), bytes.size());
+    memory.read(code.offset, bytes.data(), bytes.size());
     std::vector<isa::Instruction> instructions;
     for (size_t at = 0; at < bytes.size();) {
         isa::Instruction instruction;
@@ -18,12 +24,12 @@ std::vector<isa::Instruction> decode_code(const isa::InstructionStream& stream, 
             at += isa::decode(bytes.data() + at, bytes.size() - at, instruction);
         } catch (const isa::DecodeError& e) {
             throw RunError(fmt::format("{}: instruction {} in device memory (device {} channel {} offset {:#x}) does not decode: {}",
-                                       isa::describe(stream), instructions.size(), code.device, code.channel,
+                                       isa::describe(loaded), instructions.size(), code.device, code.channel,
                                        code.offset + at, e.what()));
         }
         instructions.push_back(instruction);
     }
-    return instructions;
+    return isa::InstructionList(std::move(instructions), std::move(bytes));
 }
 
 // The program with `streams` in place of its own, validated as the runtime's load validates a program.
@@ -61,7 +67,7 @@ std::vector<isa::InstructionStream> fetch_streams(const isa::Container& program,
             continue;
         }
         isa::InstructionStream stream{loaded.core, loaded.engine, loaded.queue, {}, loaded.section};
-        stream.instructions = decode_code(stream, *code_of[i], platform);
+        stream.instructions = fetch_code(loaded, *code_of[i], platform);
         differs = differs || stream.instructions != loaded.instructions;
         streams.push_back(std::move(stream));
     }

@@ -1,10 +1,12 @@
 // The engines' instruction fetch. The runtime's load writes each instruction stream, encoded
 // (isa/FORMAT.md, "Instruction encoding"), into the device memory next to the core that runs it and
-// records where in ProgramPlacement::code; an execution decodes the streams from there, so what the
-// engines run is what device memory holds, as on the real machine. Fetching costs no simulated time
-// (the engines' instruction prefetch runs ahead of execution). It costs host time: BERT-large on
-// inf1.2xlarge (4 cores, 395,376 instructions, 66 MB of code) spends 0.30 s and 226 MB decoding per
-// execution (`neuron-sim --instance inf1.2xlarge run build/bert.bin`: 1.37 s -> 1.67 s, 2026-11-25).
+// records where in ProgramPlacement::code; an execution reads the streams back from there, so what
+// the engines run is what device memory holds, as on the real machine. Fetching costs no simulated
+// time (the engines' instruction prefetch runs ahead of execution). In host time it costs a copy
+// and a compare: when device memory holds the bytes the load wrote, the engines run the loaded
+// (already decoded, shared) instructions; only bytes that something overwrote are decoded again.
+// (Before, every execution decoded all the code: BERT-large on inf1.2xlarge, 395,376 instructions,
+// 66 MB of code, 0.30 s and 226 MB per execution.)
 #pragma once
 
 #include <vector>

@@ -19,6 +19,8 @@ public:
     // Out-of-range accesses throw std::out_of_range; callers turn that into a bus error.
     void read(uint64_t address, uint8_t* destination, uint64_t length) const;
     void write(uint64_t address, const uint8_t* source, uint64_t length);
+    // Whether [address, address + length) holds exactly `expected`, without copying it out.
+    bool holds(uint64_t address, const uint8_t* expected, uint64_t length) const;
     // Bytes of host memory actually backing the simulated memory.
     uint64_t resident_bytes() const { return pages_.size() * kPageBytes; }
 

@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "isa/container.h"
 #include "isa/encoding.h"
 
 namespace nsim::isa {
@@ -27,6 +28,17 @@ TEST(FormatDoc, OpcodeTableMatchesTheInstructionTable) {
         EXPECT_EQ(encoded_size(*op), std::stoul(m[3])) << op->mnemonic;
     }
     EXPECT_EQ(rows, opcode_count());
+}
+
+TEST(FormatDoc, DescribesTheVersionTheWriterWrites) {
+    std::ifstream in(NSIM_ISA_FORMAT_DOC);
+    ASSERT_TRUE(in) << NSIM_ISA_FORMAT_DOC;
+    std::stringstream text;
+    text << in.rdbuf();
+    std::smatch m;
+    const std::string doc = text.str();
+    ASSERT_TRUE(std::regex_search(doc, m, std::regex(R"(Format version described here: \*\*(\d+)\*\*)")));
+    EXPECT_EQ(std::stoul(m[1]), kFormatVersion);
 }
 
 TEST(FormatDoc, Crc32CheckValue) {

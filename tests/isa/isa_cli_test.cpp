@@ -123,7 +123,7 @@ TEST(NeuronObjdumpCli, HeaderSummary) {
     ASSERT_EQ(run(as + " " + quote(examples / "tiled_gemm_double_buffered.s") + " -o " + quote(bin)).status, 0);
     Outcome h = run(objdump + " -h " + quote(bin));
     ASSERT_EQ(h.status, 0) << h.err;
-    EXPECT_NE(h.out.find("format version 1\n"), std::string::npos);
+    EXPECT_NE(h.out.find("format version 2\n"), std::string::npos);
     EXPECT_NE(h.out.find("target         NeuronCore-v2\n"), std::string::npos);
     EXPECT_NE(h.out.find("meta           model = tiled-gemm\n"), std::string::npos);
     EXPECT_NE(h.out.find("core 0 queue pe"), std::string::npos);

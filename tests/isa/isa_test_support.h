@@ -5,6 +5,7 @@
 #include <boost/crc.hpp>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "isa/container.h"
@@ -141,6 +142,16 @@ inline void refresh_checksums(std::vector<uint8_t>& b) {
     }
     put(b, kTableCrc, crc32(&b[get(b, kTableOffset, 8)], count * kSectionEntryBytes), 4);
     put(b, kHeaderCrc, crc32(b.data(), kHeaderCrc), 4);
+}
+
+// The reader's one-line complaint about `bytes`, or "(no error)".
+inline std::string read_error(const std::vector<uint8_t>& bytes) {
+    try {
+        read_container(bytes);
+    } catch (const ContainerError& e) {
+        return e.what();
+    }
+    return "(no error)";
 }
 
 inline std::string hex32(uint32_t v) {

@@ -9,7 +9,7 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libcli11-dev libboost-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libncurses-dev tmux procps clang
-  libicu-dev
+  libicu-dev zlib1g-dev libopenblas-dev
   libcpp-httplib-dev curl
 )
 

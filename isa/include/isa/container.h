@@ -9,11 +9,13 @@
 #include <utility>
 #include <vector>
 
-#include "isa/instruction.h"
+#include "isa/instruction_list.h"
 
 namespace nsim::isa {
 
-constexpr uint32_t kFormatVersion = 1;
+// Version 2 stores identical instruction streams once (isa/FORMAT.md §3); the reader also reads 1.
+constexpr uint32_t kFormatVersion = 2;
+constexpr uint32_t kOldestFormatVersion = 1;
 
 enum class TensorRole : uint8_t { Input, Output, Weight, Scratch };
 enum class TensorLocation : uint8_t { Device, Host };
@@ -44,7 +46,7 @@ struct InstructionStream {
     uint32_t core = 0;
     Engine engine = Engine::Pe;
     uint8_t queue = 0;              // DMA queue number; 0 for every other engine
-    std::vector<Instruction> instructions;
+    InstructionList instructions;  // shared with every stream that holds the same instructions
     uint32_t section = 0;           // index in the file's section table (set by reader and writer order)
 };
 

@@ -4,6 +4,7 @@
 
 #include "core/semantics/operand_bytes.h"
 #include "core/semantics/opcode_semantics.h"
+#include "core/semantics/tile_gemm.h"
 
 namespace nsim::sim::core {
 
@@ -13,7 +14,8 @@ namespace nsim::sim::core {
 // read-accumulate-write then adds that sum to the held value in fp32 (hardware.md 3.1: "PSUM
 // accumulation always FP32"). For bf16/fp16/fp8/int8 inputs the products are exact in fp32, so only
 // the additions round. dst is written in its own dtype (fp32 in PSUM; whatever a program asks
-// otherwise, rounded RNE).
+// otherwise, rounded RNE). The column sums come from a BLAS (core/semantics/tile_gemm.h: why that
+// keeps them).
 void execute_Matmul(const isa::Instruction& inst, const MemorySpaces& spaces) {
     namespace F = isa::fields::Matmul;
     const Tile stationary = read_operand(inst, F::stationary, spaces);
@@ -29,33 +31,13 @@ void execute_Matmul(const isa::Instruction& inst, const MemorySpaces& spaces) {
                                        std::to_string(dst.free_elements()) + ", the product is " +
                                        std::to_string(m_count) + "x" + std::to_string(n_count));
 
-    // Four k at a time per pass over the row (fewer loads and stores of the partial sums); each
-    // element still adds its products one by one in ascending k.
     Tile result = make_tile(uint32_t(m_count), n_count);
-    const float* st = stationary.values.data();
-    const float* mv = moving.values.data();
-    for (uint64_t m = 0; m < m_count; ++m) {
-        float* row = &result.values[m * n_count];
-        uint32_t k = 0;
-        for (; k + 4 <= k_count; k += 4) {
-            const float s0 = st[k * m_count + m], s1 = st[(k + 1) * m_count + m];
-            const float s2 = st[(k + 2) * m_count + m], s3 = st[(k + 3) * m_count + m];
-            const float *v0 = mv + k * n_count, *v1 = v0 + n_count, *v2 = v1 + n_count, *v3 = v2 + n_count;
-            for (uint64_t n = 0; n < n_count; ++n) {
-                float sum = row[n];
-                sum += s0 * v0[n];
-                sum += s1 * v1[n];
-                sum += s2 * v2[n];
-                sum += s3 * v3[n];
-                row[n] = sum;
-            }
-        }
-        for (; k < k_count; ++k) {
-            const float s = st[k * m_count + m];
-            const float* v = mv + k * n_count;
-            for (uint64_t n = 0; n < n_count; ++n) row[n] += s * v[n];
-        }
-    }
+    const auto narrow = [&](size_t field) {
+        const isa::DType t = inst.ap(field).dtype;
+        return t != isa::DType::Fp32 && t != isa::DType::Int32;
+    };
+    tile_gemm(stationary.values.data(), moving.values.data(), k_count, m_count, n_count, result.values.data(),
+              narrow(F::stationary) && narrow(F::moving));
     if (inst.accumulate(F::acc) == isa::AccumulateMode::Accumulate) {
         const Tile held = read_operand(inst, F::dst, spaces);
         for (size_t i = 0; i < result.values.size(); ++i) result.values[i] = held.values[i] + result.values[i];

@@ -1,0 +1,31 @@
+// The tensor engine's multiply of one tile, as a BLAS call: out[m, n] = sum_k st[k, m] * mv[k, n].
+//
+// Why a BLAS: the matmuls are nearly all of a functional run's host time (BERT-large, one sequence:
+// ~80 GFLOP), and OpenBLAS's kernels run them several times faster than the compiler's loop.
+// Why the results do not change: each output is one fp32 accumulator that OpenBLAS's sgemm kernels
+// add the products to in ascending k, as the PE array's columns do, starting from zero; alpha = 1
+// and beta = 0 leave it as it is. A kernel may fuse the multiply and the add (FMA, one rounding
+// instead of two), so the BLAS only runs when the products are exact in fp32 and fusing changes
+// nothing: both inputs bf16, fp16, fp8, int8 or uint8 (at most 11 significant bits each, 22 in a
+// product). fp32 and int32 inputs keep the plain loop, rounding every product as before. The one
+// corner where even narrow products round: a bf16 x bf16 product beyond fp32's range (overflow) or
+// below its normal range (2^-126, where fp32 loses significant bits); then a fused step rounds once
+// where the loop rounded twice, at most half an ulp of an fp32 subnormal apart.
+// tests/semantics/tile_gemm_test.cpp checks bit-equality on random bf16 and fp16 values.
+#pragma once
+
+#include <cstdint>
+
+namespace nsim::sim::core {
+
+// st: k_count x m_count, mv: k_count x n_count, out: m_count x n_count, all row-major fp32.
+// Overwrites out. `exact_products`: every st x mv product is exact in fp32 (narrow input dtypes).
+void tile_gemm(const float* st, const float* mv, uint32_t k_count, uint64_t m_count, uint64_t n_count, float* out,
+               bool exact_products);
+
+// The same sums in the plain order, one multiply and one add at a time: what runs for fp32 and
+// int32 inputs and for shapes too small for a BLAS call to pay, and what tile_gemm is checked against.
+void tile_gemm_reference(const float* st, const float* mv, uint32_t k_count, uint64_t m_count, uint64_t n_count,
+                         float* out);
+
+}  // namespace nsim::sim::core
