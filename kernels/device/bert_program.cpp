@@ -34,7 +34,7 @@ enum QueueClass : uint32_t {
 };
 // Weight slots: enough blocks in flight to cover the DMA fixed cost with transfers (hardware.md 3.1:
 // ~1.3 us per DMA, >= 4 KiB per partition to saturate); more only costs SBUF.
-constexpr uint32_t kWeightSlots = 6;
+constexpr uint32_t kWeightSlots = 10;
 // Double buffering at least; SBUF that cannot hold two slots does not fit the model.
 constexpr uint32_t kMinWeightSlots = 2;
 // Alignment padding the SBUF allocator may add per buffer.
@@ -121,7 +121,13 @@ private:
         const uint64_t h_bytes = tile_set_bytes(core_, hidden_, tokens_, dtypes_.matmul);
         const uint64_t attention_bytes = 3 * h_bytes + tile_set_bytes(core_, tokens_, hidden_, dtypes_.matmul);
         const uint64_t ffn_bytes = tile_set_bytes(core_, inter, tokens_, dtypes_.matmul);
-        const Buffer region = core_.sbuf_region(std::max(attention_bytes, ffn_bytes), "attention / FFN activations");
+        // Before the first layer of a pass the region also holds the attention mask's staging and,
+        // with the embedding on the device, its rows: they are used up by then.
+        const bool embeds = model_.device_embedding && role_.first_stage;
+        const uint64_t staging_bytes = uint64_t(tokens_) * 4;
+        const uint64_t embedding_bytes = staging_bytes + (embeds ? embedding_scratch_bytes(hidden_, dtypes_) : 0);
+        const Buffer region =
+            core_.sbuf_region(std::max({attention_bytes, ffn_bytes, embedding_bytes}), "attention / FFN activations");
         ffn_ = alias_tiles(core_, region, 0, inter, tokens_, dtypes_.matmul);
         q_ = alias_tiles(core_, region, 0, hidden_, tokens_, dtypes_.matmul);
         k_ = alias_tiles(core_, region, h_bytes, hidden_, tokens_, dtypes_.matmul);
@@ -134,13 +140,10 @@ private:
         norm2_ = {core_.sbuf(row_bytes, "norm2 gamma"), core_.sbuf(row_bytes, "norm2 beta+")};
         layer_norm_ = allocate_layer_norm_scratch(core_, hidden_, dtypes_);
         attention_ = allocate_attention_scratch(core_, attention_shape(), dtypes_);
-        if (model_.device_embedding && role_.first_stage) {
-            embedding_ = allocate_embedding_scratch(core_, tokens_, hidden_, dtypes_);
+        mask_staging_ = core_.sbuf_alias(region, 0, staging_bytes);
+        if (embeds) {
+            embedding_ = alias_embedding_scratch(core_, region, staging_bytes, hidden_, dtypes_);
             embedding_columns_ = core_.sbuf(uint64_t(2) * ceil_div(hidden_, tile_rows_) * 4, "embedding columns");
-            mask_staging_ = embedding_->staging;
-        } else {
-            // Used once, before the first layer writes the region.
-            mask_staging_ = core_.sbuf_alias(region, 0, uint64_t(tokens_) * 4);
         }
         if (role_.last_stage) {
             head_columns_ = core_.sbuf(uint64_t(ceil_div(hidden_, tile_rows_) + 1) * 4, "head columns");
@@ -449,7 +452,8 @@ isa::Container build_bert_program(const config::NeuronCoreSpec& spec, const Bert
                                   const BertWeights* weights, std::vector<KernelPhase>* phases) {
     check_options(spec, options);
     const size_t phases_before = phases ? phases->size() : 0;
-    for (uint32_t pass_batch = options.batch;; --pass_batch) {
+    const uint32_t largest = options.max_pass_batch ? std::min(options.batch, options.max_pass_batch) : options.batch;
+    for (uint32_t pass_batch = largest;; --pass_batch) {
         if (options.batch % pass_batch != 0) continue;
         try {
             return build_in_passes(spec, options, weights, pass_batch, phases);

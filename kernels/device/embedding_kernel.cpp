@@ -30,11 +30,15 @@ std::vector<builder::GatherPiece> gather_rows(const DramMatrix& table, uint32_t 
 
 }  // namespace
 
-EmbeddingScratch allocate_embedding_scratch(CoreBuilder& core, uint32_t tokens, uint32_t hidden, const DtypePlan& dtypes) {
+uint64_t embedding_scratch_bytes(uint32_t hidden, const DtypePlan& dtypes) {
+    return uint64_t(kRowRing) * hidden * isa::size_in_bytes(dtypes.activation);
+}
+
+EmbeddingScratch alias_embedding_scratch(CoreBuilder& core, const Buffer& region, uint64_t offset, uint32_t hidden,
+                                         const DtypePlan& dtypes) {
     EmbeddingScratch s;
-    s.staging = core.sbuf(uint64_t(tokens) * 4, "int32 staging");
-    for (uint32_t i = 0; i < kRowRing; ++i)
-        s.rows.push_back(core.sbuf(uint64_t(hidden) * isa::size_in_bytes(dtypes.activation), "embedding rows"));
+    const uint64_t row_bytes = uint64_t(hidden) * isa::size_in_bytes(dtypes.activation);
+    for (uint32_t i = 0; i < kRowRing; ++i) s.rows.push_back(core.sbuf_alias(region, offset + i * row_bytes, row_bytes));
     return s;
 }
 

@@ -18,10 +18,13 @@ struct EmbeddingTensors {
 };
 
 struct EmbeddingScratch {
-    Buffer staging;                 // int32 [tokens] (the attention mask's staging)
     std::vector<Buffer> rows;       // activation dtype [hidden]: token-type and position rows, a ring
 };
-EmbeddingScratch allocate_embedding_scratch(CoreBuilder& core, uint32_t tokens, uint32_t hidden, const DtypePlan& dtypes);
+// Bytes per partition the scratch takes; it lives in aliases of `region` from `offset` on (it is
+// used only before the layers that otherwise use the region).
+uint64_t embedding_scratch_bytes(uint32_t hidden, const DtypePlan& dtypes);
+EmbeddingScratch alias_embedding_scratch(CoreBuilder& core, const Buffer& region, uint64_t offset, uint32_t hidden,
+                                         const DtypePlan& dtypes);
 
 // resid = word[ids] + token_type[types] + position[0..seq) for rows [first_row, first_row + batch)
 // of the int32 [rows, seq] tensors (before layernorm).

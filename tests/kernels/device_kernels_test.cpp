@@ -217,7 +217,8 @@ TEST_P(DeviceKernel, DeviceEmbeddingLookupAndLayerNorm) {
 
     TileSet resid = device::allocate_tiles(h.core(), kTokens, kHidden, act(), "embeddings");
     TileSet feature = device::allocate_tiles(h.core(), kHidden, kTokens, mm(), "embeddings^T");
-    device::EmbeddingScratch scratch = device::allocate_embedding_scratch(h.core(), kTokens, kHidden, h.dtypes());
+    const builder::Buffer region = h.core().sbuf_region(device::embedding_scratch_bytes(kHidden, h.dtypes()), "embedding scratch");
+    device::EmbeddingScratch scratch = device::alias_embedding_scratch(h.core(), region, 0, kHidden, h.dtypes());
     device::device_embedding(h.ctx(), tables, h.dram("ids", ids, isa::DType::Int32), h.dram("types", types, isa::DType::Int32),
                              0, kBatch, kSeq, h.io(), scratch, resid);
     device::LayerNormScratch ln = device::allocate_layer_norm_scratch(h.core(), kHidden, h.dtypes());

@@ -44,7 +44,7 @@ end_to_end_p50() {
         echo "error: $(tail -1 <<<"$out")"
         return
     fi
-    jq -r '.latency_ms.p50' <<<"$out"
+    jq -r '.latency_ms.p50 * 1000 | round / 1000' <<<"$out"
 }
 
 rows=()
