@@ -158,7 +158,7 @@ DriverSpec read_driver(const ConfigNode& node) {
                      "reset_completion_retries", "reset_completion_backoff_s", "reset_request_all", "h2t_queue",
                      "h2t_ring_descriptors", "dma_poll_interval_s", "dma_timeout_per_descriptor_s",
                      "dma_bounce_bytes", "completion_marker", "memory_carveout_bytes", "min_alloc_bytes",
-                     "host_pool_bytes", "max_processes_per_device"});
+                     "host_pool_bytes", "max_processes_per_device", "runtime_execute_overhead_s"});
     DriverSpec d;
     d.present = true;
     d.version = node.at("version").as_string();
@@ -192,6 +192,7 @@ DriverSpec read_driver(const ConfigNode& node) {
     d.host_pool_bytes = node.at("host_pool_bytes").as_bytes();
     if (d.host_pool_bytes == 0) node.at("host_pool_bytes").fail("must be greater than zero");
     d.max_processes_per_device = positive_u32(node.at("max_processes_per_device"));
+    if (node.has("runtime_execute_overhead_s")) d.runtime_execute_overhead_s = seconds(node.at("runtime_execute_overhead_s"));
     return d;
 }
 
