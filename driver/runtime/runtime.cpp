@@ -472,6 +472,8 @@ NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* out
     }
     if (!executor_)
         return fail(NrtStatus::Failure, where, "no instruction executor is installed (the NeuronCore engines are not wired to the runtime)");
+    // The runtime's own work per call (request set-up, doorbell, completion wake-up), besides the copies.
+    driver::host_time::advance_s(spec_.chip.driver.runtime_execute_overhead_s);
     model->request = ExecutionRequest{};
     model->request.timeout_s = options_.exec_timeout_s.value_or(0);
     model->last_result = ExecutionResult{};

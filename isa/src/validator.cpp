@@ -253,6 +253,7 @@ private:
                     report(i, "dst has " + wide_text(d) + " elements, src has " + wide_text(s));
                 break;
             }
+            case Opcode::DmaGather: check_gather(i, inst); break;
             case Opcode::AllReduce:
                 check_cores(i, inst.u32(fields::AllReduce::first_core), inst.u32(fields::AllReduce::core_count));
                 break;
@@ -270,6 +271,22 @@ private:
             case Opcode::Recv: check_cores(i, inst.u32(fields::Recv::peer_core), 1); break;
             default: break;
         }
+    }
+
+    // One int32 index per dst row, and table rows as wide as dst rows. The values of the indices are
+    // the execution's to check (they are data).
+    void check_gather(size_t i, const Instruction& inst) {
+        const AccessPattern &dst = inst.ap(fields::DmaGather::dst), &table = inst.ap(fields::DmaGather::table),
+                            &indices = inst.ap(fields::DmaGather::indices);
+        if (indices.dtype != DType::Int32)
+            report(i, "operand 'indices' is " + std::string(name_of(indices.dtype)) + ", dma_gather takes int32 indices");
+        const Wide count = Wide(indices.partition_count) * indices.free_elements();
+        if (count != dst.partition_count)
+            report(i, "operand 'indices' has " + wide_text(count) + " elements, dst has " +
+                          std::to_string(dst.partition_count) + " rows (one index per row)");
+        if (dst.free_elements() != table.free_elements())
+            report(i, "dst rows have " + std::to_string(dst.free_elements()) + " elements, table rows " +
+                          std::to_string(table.free_elements()));
     }
 
     const Container& container_;

@@ -330,22 +330,45 @@ CoreBuilder::SyncPoint CoreBuilder::join(const SyncSet& deps) {
 void CoreBuilder::dma(DmaChannel& channel, const std::vector<DmaPiece>& pieces) {
     check_engine(Engine::Dma, "dma_copy");
     std::vector<Use> all;
+    std::vector<Instruction> copies;
     for (const DmaPiece& p : pieces) {
         all.push_back({&p.dst, Access::Write});
         all.push_back({&p.src, Access::Read});
-    }
-    const uint16_t sem = channel.semaphore_;
-    const SyncSet deps = dma_dependencies(channel, all);
-    for (const DmaPiece& piece : pieces) {
         Instruction copy = make(Opcode::DmaCopy);
-        copy.set(isa::fields::DmaCopy::dst, piece.dst.ap);
-        copy.set(isa::fields::DmaCopy::src, piece.src.ap);
+        copy.set(isa::fields::DmaCopy::dst, p.dst.ap);
+        copy.set(isa::fields::DmaCopy::src, p.src.ap);
+        copies.push_back(copy);
+    }
+    transfer(channel, copies, all);
+}
+
+void CoreBuilder::dma_gather(DmaChannel& channel, const std::vector<GatherPiece>& pieces) {
+    check_engine(Engine::Dma, "dma_gather");
+    std::vector<Use> all;
+    std::vector<Instruction> gathers;
+    for (const GatherPiece& p : pieces) {
+        all.push_back({&p.dst, Access::Write});
+        all.push_back({&p.table, Access::Read});
+        all.push_back({&p.indices, Access::Read});
+        Instruction gather = make(Opcode::DmaGather);
+        gather.set(isa::fields::DmaGather::dst, p.dst.ap);
+        gather.set(isa::fields::DmaGather::table, p.table.ap);
+        gather.set(isa::fields::DmaGather::indices, p.indices.ap);
+        gathers.push_back(gather);
+    }
+    transfer(channel, gathers, all);
+}
+
+void CoreBuilder::transfer(DmaChannel& channel, const std::vector<Instruction>& pieces, const std::vector<Use>& uses) {
+    const uint16_t sem = channel.semaphore_;
+    const SyncSet deps = dma_dependencies(channel, uses);
+    for (const Instruction& piece : pieces) {
         const uint8_t number = channel.queues_[channel.next_queue_++ % channel.queues_.size()];
         ++signals_[sem];
-        wait_then_push(queue_index(Engine::Dma, number), copy, deps, sem);
+        wait_then_push(queue_index(Engine::Dma, number), piece, deps, sem);
     }
     channel.completed_target_ = signals_[sem];
-    record(all, SyncPoint{sem, signals_[sem], kManyQueues, ++emitted_});
+    record(uses, SyncPoint{sem, signals_[sem], kManyQueues, ++emitted_});
 }
 
 void CoreBuilder::point_to_point(DmaChannel& channel, Instruction inst, const View& buffer, bool writes) {

@@ -58,6 +58,11 @@ struct DmaPiece {
     View dst, src;
 };
 
+// One indirect move (dma_gather): dst row r = table row indices[r].
+struct GatherPiece {
+    View dst, table, indices;
+};
+
 class CoreBuilder {
 public:
     CoreBuilder(const config::NeuronCoreSpec& spec, uint32_t core, isa::Container& program);
@@ -90,6 +95,8 @@ public:
     // One transfer: its pieces run on the channel's queues round robin; buffers written count as
     // written (read: as read) once every piece is complete.
     void dma(DmaChannel& channel, const std::vector<DmaPiece>& pieces);
+    // One transfer of gathered rows, its pieces on the channel's queues as dma() spreads them.
+    void dma_gather(DmaChannel& channel, const std::vector<GatherPiece>& pieces);
     // A dst/src pair split into up to `pieces` transfers of whole partitions (rows for DRAM).
     static std::vector<DmaPiece> split_rows(const View& dst, const View& src, uint32_t pieces);
     // Point to point with another program core (pipeline parallelism), on the channel's first queue.
@@ -159,6 +166,8 @@ private:
     // one-element copy on it signals its progress; the DMA waits for that.
     SyncPoint join(const SyncSet& deps);
     SyncSet dma_dependencies(DmaChannel& channel, const std::vector<Use>& uses);
+    // Emits a transfer's pieces (dma_copy or dma_gather) round robin on the channel's queues.
+    void transfer(DmaChannel& channel, const std::vector<isa::Instruction>& pieces, const std::vector<Use>& uses);
     void point_to_point(DmaChannel& channel, isa::Instruction inst, const View& buffer, bool writes);
     void add_buffer(const Buffer& b);
     uint16_t new_semaphore(const std::string& name);

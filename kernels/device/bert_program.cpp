@@ -34,7 +34,7 @@ enum QueueClass : uint32_t {
 };
 // Weight slots: enough blocks in flight to cover the DMA fixed cost with transfers (hardware.md 3.1:
 // ~1.3 us per DMA, >= 4 KiB per partition to saturate); more only costs SBUF.
-constexpr uint32_t kWeightSlots = 6;
+constexpr uint32_t kWeightSlots = 10;
 // Double buffering at least; SBUF that cannot hold two slots does not fit the model.
 constexpr uint32_t kMinWeightSlots = 2;
 // Alignment padding the SBUF allocator may add per buffer.
@@ -57,7 +57,7 @@ struct CoreRole {
 class CoreProgram {
 public:
     CoreProgram(ProgramBuilder& program, const BertProgramOptions& options, const ModelTensors& model,
-                const IoTensors& io, const CoreRole& role, std::vector<KernelPhase>* phases)
+                const IoTensors& io, const CoreRole& role, uint32_t pass_batch, std::vector<KernelPhase>* phases)
         : phases_(phases),
           core_(program.core(role.core)),
           options_(options),
@@ -66,18 +66,28 @@ public:
           role_(role),
           dtypes_(dtypes_for(options.precision)),
           hidden_(uint32_t(options.config.hidden_size)),
-          tokens_(options.batch * options.seq),
+          batch_(pass_batch),
+          tokens_(pass_batch * options.seq),
           tile_rows_(partition_tile_rows(program.spec())) {}
 
+    // SBUF holds one pass of batch_ sequences; the core's batch runs in passes one after another,
+    // each reading its rows of the inputs from device memory and writing its rows of the outputs
+    // there, and each streaming the weights again.
     void build() {
         allocate();
+        for (uint32_t row = 0; row < options_.batch; row += batch_) run_pass(role_.first_row + row);
+    }
+
+private:
+    void run_pass(uint32_t first_row) {
+        row_ = first_row;
         const uint32_t l0 = role_.first_layer;
         if (l0 < role_.end_layer) {
             load_columns(model_.layers[l0].columns, columns_[l0 % 2], model_.column_count);
             load_norm(model_.layers[l0].norm1_rows, norm1_);
         }
         AttentionShape shape = attention_shape();
-        build_attention_mask(*ctx_, shape, io_.attention_mask, role_.first_row, *inputs_,
+        build_attention_mask(*ctx_, shape, io_.attention_mask, row_, *inputs_,
                              mask_staging_, attention_);
         if (role_.first_stage) {
             embed();
@@ -92,7 +102,6 @@ public:
         }
     }
 
-private:
     struct NormRows {
         Buffer gamma, beta;
     };
@@ -112,7 +121,13 @@ private:
         const uint64_t h_bytes = tile_set_bytes(core_, hidden_, tokens_, dtypes_.matmul);
         const uint64_t attention_bytes = 3 * h_bytes + tile_set_bytes(core_, tokens_, hidden_, dtypes_.matmul);
         const uint64_t ffn_bytes = tile_set_bytes(core_, inter, tokens_, dtypes_.matmul);
-        const Buffer region = core_.sbuf_region(std::max(attention_bytes, ffn_bytes), "attention / FFN activations");
+        // Before the first layer of a pass the region also holds the attention mask's staging and,
+        // with the embedding on the device, its rows: they are used up by then.
+        const bool embeds = model_.device_embedding && role_.first_stage;
+        const uint64_t staging_bytes = uint64_t(tokens_) * 4;
+        const uint64_t embedding_bytes = staging_bytes + (embeds ? embedding_scratch_bytes(hidden_, dtypes_) : 0);
+        const Buffer region =
+            core_.sbuf_region(std::max({attention_bytes, ffn_bytes, embedding_bytes}), "attention / FFN activations");
         ffn_ = alias_tiles(core_, region, 0, inter, tokens_, dtypes_.matmul);
         q_ = alias_tiles(core_, region, 0, hidden_, tokens_, dtypes_.matmul);
         k_ = alias_tiles(core_, region, h_bytes, hidden_, tokens_, dtypes_.matmul);
@@ -125,18 +140,15 @@ private:
         norm2_ = {core_.sbuf(row_bytes, "norm2 gamma"), core_.sbuf(row_bytes, "norm2 beta+")};
         layer_norm_ = allocate_layer_norm_scratch(core_, hidden_, dtypes_);
         attention_ = allocate_attention_scratch(core_, attention_shape(), dtypes_);
-        if (model_.device_embedding && role_.first_stage) {
-            embedding_ = allocate_embedding_scratch(core_, tokens_, model_.tables.vocabulary_blocks, dtypes_);
+        mask_staging_ = core_.sbuf_alias(region, 0, staging_bytes);
+        if (embeds) {
+            embedding_ = alias_embedding_scratch(core_, region, staging_bytes, hidden_, dtypes_);
             embedding_columns_ = core_.sbuf(uint64_t(2) * ceil_div(hidden_, tile_rows_) * 4, "embedding columns");
-            mask_staging_ = embedding_->staging;
-        } else {
-            // Used once, before the first layer writes the region.
-            mask_staging_ = core_.sbuf_alias(region, 0, uint64_t(tokens_) * 4);
         }
         if (role_.last_stage) {
             head_columns_ = core_.sbuf(uint64_t(ceil_div(hidden_, tile_rows_) + 1) * 4, "head columns");
-            pooled_ = allocate_tiles(core_, hidden_, options_.batch, dtypes_.matmul, "pooled^T");
-            logits_ = allocate_tiles(core_, uint32_t(options_.config.num_labels), options_.batch, isa::DType::Fp32,
+            pooled_ = allocate_tiles(core_, hidden_, batch_, dtypes_.matmul, "pooled^T");
+            logits_ = allocate_tiles(core_, uint32_t(options_.config.num_labels), batch_, isa::DType::Fp32,
                                      "logits^T");
         }
         // Last: the weight ring takes as many slots as SBUF has room for, up to kWeightSlots.
@@ -151,7 +163,7 @@ private:
     }
 
     AttentionShape attention_shape() const {
-        return {options_.batch, options_.seq, uint32_t(options_.config.num_attention_heads),
+        return {batch_, options_.seq, uint32_t(options_.config.num_attention_heads),
                 uint32_t(options_.config.head_size())};
     }
 
@@ -185,14 +197,14 @@ private:
         if (model_.device_embedding) {
             load_norm(model_.embedding_rows, norm2_);
             load_columns(model_.embedding_columns, embedding_columns_, 2 * hidden_tiles);
-            device_embedding(*ctx_, model_.tables, io_.input_ids, io_.token_types, role_.first_row, options_.batch,
+            device_embedding(*ctx_, model_.tables, io_.input_ids, io_.token_types, row_, batch_,
                              options_.seq, *inputs_, *embedding_, resid_);
             p.gamma_row = norm2_.gamma;
             p.gamma_column = ColumnParams{embedding_columns_, 0};
             p.beta_column = ColumnParams{embedding_columns_, hidden_tiles};
         } else {
             load_norm(model_.embedding_rows, norm2_, false);
-            load_host_embeddings(*ctx_, io_.embeddings, role_.first_row * options_.seq, *inputs_, resid_);
+            load_host_embeddings(*ctx_, io_.embeddings, row_ * options_.seq, *inputs_, resid_);
             p.normalize = false;
         }
         layer_norm(*ctx_, resid_, feature_, layer_norm_, p);
@@ -247,7 +259,7 @@ private:
         const uint32_t hidden_tiles = ceil_div(hidden_, tile_rows_);
         load_columns(model_.head_columns, head_columns_, hidden_tiles + 1);
         feature_major_linear(*ctx_, feature_, model_.pooler, ColumnParams{head_columns_, 0}, isa::ActivationFunction::Tanh,
-                             pooled_, Range{0, options_.batch}, options_.seq);
+                             pooled_, Range{0, batch_}, options_.seq);
         feature_major_linear(*ctx_, pooled_, model_.classifier, ColumnParams{head_columns_, hidden_tiles},
                              isa::ActivationFunction::Identity, logits_);
         const uint32_t labels = uint32_t(options_.config.num_labels);
@@ -257,15 +269,15 @@ private:
         out.tensor = io_.logits;
         out.partition_count = labels;
         out.partition_stride = 1;
-        out.offset = uint64_t(role_.first_row) * labels * 4;
+        out.offset = uint64_t(row_) * labels * 4;
         out.dim_count = 1;
-        out.dims[0] = {int32_t(labels), options_.batch};
-        core_.dma(*outputs_, CoreBuilder::split_rows(builder::dram(out), logits_.view(0, 0, options_.batch), 1));
+        out.dims[0] = {int32_t(labels), batch_};
+        core_.dma(*outputs_, CoreBuilder::split_rows(builder::dram(out), logits_.view(0, 0, batch_), 1));
         std::vector<builder::DmaPiece> pieces;
         for (uint32_t j = 0; j < resid_.tiles.size(); ++j) {
             const uint32_t rows = resid_.rows_of(j);
             const View dst = builder::dram(builder::dram_rows(io_.encoder_output, isa::DType::Fp32, hidden_,
-                                                              uint64_t(role_.first_row) * options_.seq + j * tile_rows_,
+                                                              uint64_t(row_) * options_.seq + j * tile_rows_,
                                                               rows, 0, hidden_));
             for (const auto& p : CoreBuilder::split_rows(dst, resid_.view(j, 0, hidden_),
                                                          uint32_t(outputs_->queues().size())))
@@ -304,7 +316,8 @@ private:
     const IoTensors& io_;
     CoreRole role_;
     DtypePlan dtypes_;
-    uint32_t hidden_, tokens_, tile_rows_;
+    uint32_t hidden_, batch_, tokens_, tile_rows_;
+    uint32_t row_ = 0;  // the first sequence of the pass being built
 
     DmaChannel *inputs_ = nullptr, *columns_channel_ = nullptr, *norm1_channel_ = nullptr, *norm2_channel_ = nullptr,
                *outputs_ = nullptr, *pipeline_ = nullptr;
@@ -347,9 +360,15 @@ uint32_t total_sequences(const BertProgramOptions& options) {
     return options.parallel == Parallelism::Data ? options.batch * options.cores : options.batch;
 }
 
-isa::Container build_bert_program(const config::NeuronCoreSpec& spec, const BertProgramOptions& options,
-                                  const BertWeights* weights, std::vector<KernelPhase>* phases) {
-    check_options(spec, options);
+namespace {
+
+// SBUF cannot hold one pass of the given size (CoreBuilder's "SBUF is full" as a std::length_error).
+struct PassDoesNotFit {
+    std::string message;
+};
+
+isa::Container build_in_passes(const config::NeuronCoreSpec& spec, const BertProgramOptions& options,
+                               const BertWeights* weights, uint32_t pass_batch, std::vector<KernelPhase>* phases) {
     const BertConfig& config = options.config;
     const DtypePlan dtypes = dtypes_for(options.precision);
     const bool device_embedding = options.embedding == EmbeddingPlacement::Device;
@@ -393,13 +412,13 @@ isa::Container build_bert_program(const config::NeuronCoreSpec& spec, const Bert
             role.last_stage = c + 1 == options.cores;
         }
         try {
-            CoreProgram(program, options, model, io, role, phases).build();
+            CoreProgram(program, options, model, io, role, pass_batch, phases).build();
             program.core(c).finish();  // shares the streams an earlier core already has
         } catch (const std::length_error& e) {
-            throw BuildError(options.model_name + " with batch " + std::to_string(options.batch) + " and seq " +
-                             std::to_string(seq) + " does not fit one " + spec.name + ": " + e.what());
+            throw PassDoesNotFit{e.what()};
         }
     }
+    program.set_metadata("sequences_per_pass", std::to_string(pass_batch));
 
     program.set_metadata("model", options.model_name);
     program.set_metadata("batch", std::to_string(options.batch));
@@ -423,6 +442,29 @@ isa::Container build_bert_program(const config::NeuronCoreSpec& spec, const Bert
     program.set_metadata("vocab_size", std::to_string(config.vocab_size));
     program.set_metadata("layer_norm_eps", fmt::format("{}", config.layer_norm_eps));
     return program.finish();
+}
+
+}  // namespace
+
+// The whole batch in one pass when SBUF holds its activations; otherwise the largest divisor of the
+// batch whose pass fits (activations of the other sequences wait in device memory: the inputs and
+// outputs). A refusal is left only when one sequence does not fit.
+isa::Container build_bert_program(const config::NeuronCoreSpec& spec, const BertProgramOptions& options,
+                                  const BertWeights* weights, std::vector<KernelPhase>* phases) {
+    check_options(spec, options);
+    const size_t phases_before = phases ? phases->size() : 0;
+    const uint32_t largest = options.max_pass_batch ? std::min(options.batch, options.max_pass_batch) : options.batch;
+    for (uint32_t pass_batch = largest;; --pass_batch) {
+        if (options.batch % pass_batch != 0) continue;
+        try {
+            return build_in_passes(spec, options, weights, pass_batch, phases);
+        } catch (const PassDoesNotFit& e) {
+            if (phases) phases->resize(phases_before);
+            if (pass_batch == 1)
+                throw BuildError(options.model_name + " with seq " + std::to_string(options.seq) +
+                                 " does not fit one " + spec.name + " even one sequence at a time: " + e.message);
+        }
+    }
 }
 
 }  // namespace nsim::kernels::device

@@ -31,6 +31,9 @@ struct BertProgramOptions {
     Parallelism parallel = Parallelism::Data;
     EmbeddingPlacement embedding = EmbeddingPlacement::Host;
     uint64_t device_memory_bytes = 0;  // room for the program's device region; 0: not checked
+    // Sequences per pass at most (0: as many as SBUF holds). A batch SBUF cannot hold runs in passes
+    // anyway; this forces them (tests check passes on models small enough to need none).
+    uint32_t max_pass_batch = 0;
 };
 
 // A request the hardware or the kernels cannot serve (does not fit SBUF or device memory, a head

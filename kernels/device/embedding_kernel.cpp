@@ -1,34 +1,44 @@
 #include "device/embedding_kernel.h"
 
-#include "device/linear_kernels.h"
+#include <algorithm>
 
 namespace nsim::kernels::device {
 namespace {
 
-constexpr uint32_t kOneHotRing = 3;
+// Two tiles' token-type and position rows in flight.
+constexpr uint32_t kRowRing = 4;
 
-// fp32 copies of an int32 [rows, seq] tensor's rows, the same on every partition.
-void broadcast_ids(KernelContext& ctx, uint32_t tensor, uint32_t first_row, uint32_t tokens, uint32_t seq,
-                   builder::DmaChannel& channel, const Buffer& staging, const Buffer& dst) {
-    const uint32_t partitions = ctx.partitions();
-    const View staged = builder::tile(staging, isa::DType::Int32, 0, partitions, 0, tokens);
-    const View src = builder::dram(
-        builder::dram_rows(tensor, isa::DType::Int32, tokens, 0, partitions, uint64_t(first_row) * seq, tokens, 0));
-    ctx.core.dma(channel, CoreBuilder::split_rows(staged, src, uint32_t(channel.queues().size())));
-    ctx.core.tensor_copy(isa::Engine::Dve, builder::tile(dst, isa::DType::Fp32, 0, partitions, 0, tokens), staged);
+// Rows [first, first + rows) of a table gathered by the int32 indices at element `first_index` on of
+// `indices` into dst (`rows` partitions), split over the channel's queues.
+std::vector<builder::GatherPiece> gather_rows(const DramMatrix& table, uint32_t indices, uint64_t first_index,
+                                              const View& dst, uint32_t rows, uint32_t pieces) {
+    std::vector<builder::GatherPiece> out;
+    const View all_rows = builder::dram(builder::dram_rows(table.tensor, table.dtype, table.columns, 0, table.rows, 0,
+                                                           table.columns));
+    const uint32_t per_piece = (rows + pieces - 1) / pieces;
+    for (uint32_t r = 0; r < rows; r += per_piece) {
+        const uint32_t n = std::min(per_piece, rows - r);
+        View part = dst;
+        part.ap.partition_start += r;
+        part.ap.partition_count = n;
+        part.partial = true;
+        const View index = builder::dram(builder::dram_rows(indices, isa::DType::Int32, 1, first_index + r, n, 0, 1));
+        out.push_back({part, all_rows, index});
+    }
+    return out;
 }
 
 }  // namespace
 
-EmbeddingScratch allocate_embedding_scratch(CoreBuilder& core, uint32_t tokens, uint32_t vocabulary_blocks,
-                                            const DtypePlan& dtypes) {
+uint64_t embedding_scratch_bytes(uint32_t hidden, const DtypePlan& dtypes) {
+    return uint64_t(kRowRing) * hidden * isa::size_in_bytes(dtypes.activation);
+}
+
+EmbeddingScratch alias_embedding_scratch(CoreBuilder& core, const Buffer& region, uint64_t offset, uint32_t hidden,
+                                         const DtypePlan& dtypes) {
     EmbeddingScratch s;
-    s.ids = core.sbuf(uint64_t(tokens) * 4, "token ids");
-    s.types = core.sbuf(uint64_t(tokens) * 4, "token types");
-    s.staging = core.sbuf(uint64_t(tokens) * 4, "int32 staging");
-    s.vocabulary_index = core.sbuf(uint64_t(vocabulary_blocks) * 4, "vocabulary index");
-    for (uint32_t i = 0; i < kOneHotRing; ++i)
-        s.one_hot.push_back(core.sbuf(uint64_t(tokens) * isa::size_in_bytes(dtypes.matmul), "one-hot rows"));
+    const uint64_t row_bytes = uint64_t(hidden) * isa::size_in_bytes(dtypes.activation);
+    for (uint32_t i = 0; i < kRowRing; ++i) s.rows.push_back(core.sbuf_alias(region, offset + i * row_bytes, row_bytes));
     return s;
 }
 
@@ -36,52 +46,37 @@ void device_embedding(KernelContext& ctx, const EmbeddingTensors& tables, uint32
                       uint32_t first_row, uint32_t batch, uint32_t seq, builder::DmaChannel& inputs,
                       EmbeddingScratch& scratch, TileSet& resid) {
     CoreBuilder& core = ctx.core;
-    const uint32_t tokens = batch * seq, partitions = ctx.partitions(), hidden = resid.columns;
-    broadcast_ids(ctx, input_ids, first_row, tokens, seq, inputs, scratch.staging, scratch.ids);
-    broadcast_ids(ctx, token_types, first_row, tokens, seq, inputs, scratch.staging, scratch.types);
-    const View index = builder::tile(scratch.vocabulary_index, isa::DType::Fp32, 0, partitions, 0, tables.vocabulary_blocks);
-    core.dma(inputs, CoreBuilder::split_rows(index,
-                                             builder::dram(builder::dram_rows(tables.vocabulary_index, isa::DType::Fp32,
-                                                                              tables.vocabulary_blocks, 0, partitions, 0,
-                                                                              tables.vocabulary_blocks)),
-                                             uint32_t(inputs.queues().size())));
-    // Position rows straight into the residual tiles (the epilogue adds the lookups to them).
-    std::vector<builder::DmaPiece> positions;
-    for (uint32_t b = 0; b < batch; ++b)
-        for (uint32_t t = b * seq; t < (b + 1) * seq;) {
-            const uint32_t tile = t / resid.tile_rows, stop = std::min((b + 1) * seq, (tile + 1) * resid.tile_rows);
-            const View dst = resid.view(tile, t - tile * resid.tile_rows, stop - t, 0, hidden);
+    const uint32_t hidden = resid.columns;
+    const uint32_t queues = uint32_t(inputs.queues().size());
+    const isa::DType dtype = ctx.dtypes.activation;
+    uint32_t ring = 0;
+    for (uint32_t j = 0; j < resid.tiles.size(); ++j) {
+        const uint32_t t0 = j * resid.tile_rows, rows = resid.rows_of(j);
+        const uint64_t first_index = uint64_t(first_row) * seq + t0;
+        const View word = resid.view(j, 0, hidden);
+        const Buffer& type_rows = scratch.rows[ring++ % kRowRing];
+        const Buffer& position_rows = scratch.rows[ring++ % kRowRing];
+        const View type = builder::tile(type_rows, dtype, 0, rows, 0, hidden);
+        const View position = builder::tile(position_rows, dtype, 0, rows, 0, hidden);
+        std::vector<builder::GatherPiece> gathers = gather_rows(tables.word, input_ids, first_index, word, rows, queues);
+        for (const auto& piece : gather_rows(tables.token_type, token_types, first_index, type, rows, queues))
+            gathers.push_back(piece);
+        core.dma_gather(inputs, gathers);
+        // Position of token t is t mod seq: the tile's rows are runs of consecutive positions.
+        std::vector<builder::DmaPiece> positions;
+        for (uint32_t t = t0; t < t0 + rows;) {
+            const uint32_t in_sequence = t % seq, n = std::min(seq - in_sequence, t0 + rows - t);
+            const View dst = builder::tile(position_rows, dtype, t - t0, n, 0, hidden).part();
             const View src = builder::dram(builder::dram_rows(tables.position.tensor, tables.position.dtype, hidden,
-                                                              t - b * seq, stop - t, 0, hidden));
-            for (const auto& piece : CoreBuilder::split_rows(dst, src, uint32_t(inputs.queues().size())))
+                                                              in_sequence, n, 0, hidden));
+            for (const auto& piece : CoreBuilder::split_rows(dst, src, queues))
                 positions.push_back(piece);
-            t = stop;
+            t += n;
         }
-    core.dma(inputs, positions);
-
-    std::vector<ContractionStep> steps;
-    for (const Range& v : split(tables.word.rows, partitions)) steps.push_back({tables.word, v});
-    steps.push_back({tables.token_type, {0, tables.token_type.rows}});
-    const uint32_t type_step = uint32_t(steps.size() - 1);
-    uint32_t built = 0;
-    std::vector<uint32_t> slot_of(steps.size());
-    token_major_matmul(
-        ctx, steps,
-        [&](uint32_t k, uint32_t tile) {
-            return builder::tile(scratch.one_hot[slot_of[k]], ctx.dtypes.matmul, 0, steps[k].rows.size,
-                                 tile * resid.tile_rows, resid.rows_of(tile));
-        },
-        [&](uint32_t k) {
-            slot_of[k] = built++ % kOneHotRing;
-            const uint32_t rows = steps[k].rows.size;
-            const Buffer& ids = k == type_step ? scratch.types : scratch.ids;
-            const uint32_t block = k == type_step ? 0 : k;
-            core.tensor_partition_scalar(ctx.side_engine(),
-                                         builder::tile(scratch.one_hot[slot_of[k]], ctx.dtypes.matmul, 0, rows, 0, tokens),
-                                         builder::tile(ids, isa::DType::Fp32, 0, rows, 0, tokens), isa::AluOp::IsEqual,
-                                         builder::tile(scratch.vocabulary_index, isa::DType::Fp32, 0, rows, block, 1));
-        },
-        resid, TokenEpilogue::AddInto);
+        core.dma(inputs, positions);
+        core.tensor_tensor(isa::Engine::Dve, word, word, type, isa::AluOp::Add);
+        core.tensor_tensor(ctx.side_engine(), word, word, position, isa::AluOp::Add);
+    }
 }
 
 void load_host_embeddings(KernelContext& ctx, uint32_t embeddings, uint32_t first_token, builder::DmaChannel& inputs,

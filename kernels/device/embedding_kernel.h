@@ -1,12 +1,12 @@
 // The embedding layer on the device (--embedding device) and the load of host-computed embeddings
 // (--embedding host, as the seeds partition BERT).
 //
-// The ISA has no gather, so the word and token-type lookups are matmuls with one-hot rows: for each
-// 128-row block of the vocabulary, GpSimd (vector engine on NC-v1) builds onehot^T[v, t] =
-// (id[t] == v) in the matmul dtype (exact) and the tensor engine accumulates onehot^T x table
-// (streamed through the weight ring like any weight) into PSUM, token-major. The position rows are
-// plain DMAs into the residual tiles, added by the epilogue. The cost is a pass over the whole
-// vocabulary table per inference - which is why the seeds keep the embedding on the host.
+// On the device, as the hardware does it: the word and token-type rows are fetched by indirect DMAs
+// (dma_gather) whose indices are the input tensors in device memory, one descriptor per token, and
+// the position rows by plain DMAs; the vector engines add the three, token-major, into the residual
+// tiles. Each 128-token tile's gathers are split over the channel's queues, so the descriptors of
+// one tile are processed by several DMA engines at once. The tables are stored in the activation
+// dtype (nothing multiplies them).
 #pragma once
 
 #include "device/kernel_context.h"
@@ -15,18 +15,16 @@ namespace nsim::kernels::device {
 
 struct EmbeddingTensors {
     DramMatrix word, token_type, position;  // [vocab, hidden], [types, hidden], [positions, hidden]
-    uint32_t vocabulary_index = 0;           // fp32 [partitions, vocab blocks]: v = block * partitions + p
-    uint32_t vocabulary_blocks = 0;
 };
 
 struct EmbeddingScratch {
-    Buffer ids, types;              // fp32 [tokens]: ids broadcast on every partition
-    Buffer staging;                 // int32 [tokens]
-    Buffer vocabulary_index;        // fp32 [vocab blocks]
-    std::vector<Buffer> one_hot;    // matmul dtype [tokens], a ring
+    std::vector<Buffer> rows;       // activation dtype [hidden]: token-type and position rows, a ring
 };
-EmbeddingScratch allocate_embedding_scratch(CoreBuilder& core, uint32_t tokens, uint32_t vocabulary_blocks,
-                                            const DtypePlan& dtypes);
+// Bytes per partition the scratch takes; it lives in aliases of `region` from `offset` on (it is
+// used only before the layers that otherwise use the region).
+uint64_t embedding_scratch_bytes(uint32_t hidden, const DtypePlan& dtypes);
+EmbeddingScratch alias_embedding_scratch(CoreBuilder& core, const Buffer& region, uint64_t offset, uint32_t hidden,
+                                         const DtypePlan& dtypes);
 
 // resid = word[ids] + token_type[types] + position[0..seq) for rows [first_row, first_row + batch)
 // of the int32 [rows, seq] tensors (before layernorm).

@@ -14,13 +14,10 @@ uint32_t stats_groups(uint32_t hidden) { return (hidden + kStatsGroupFeatures - 
 
 }  // namespace
 
-LayerNormScratch allocate_layer_norm_scratch(CoreBuilder& core, uint32_t hidden, const DtypePlan& dtypes) {
+LayerNormScratch allocate_layer_norm_scratch(CoreBuilder& core, uint32_t hidden, const DtypePlan&) {
     LayerNormScratch s;
     for (uint32_t i = 0; i < kRing; ++i) {
-        s.normalized.push_back(core.sbuf(uint64_t(hidden) * isa::size_in_bytes(dtypes.activation), "layernorm x_hat"));
-        if (dtypes.matmul != dtypes.activation)
-            s.normalized_matmul.push_back(
-                core.sbuf(uint64_t(hidden) * isa::size_in_bytes(dtypes.matmul), "layernorm x_hat (matmul dtype)"));
+        s.normalized.push_back(core.sbuf(uint64_t(hidden) * 4, "layernorm x_hat"));
         // 3 per group (count, mean, m2), then mean, variance, rstd.
         s.statistics.push_back(core.sbuf((3 * stats_groups(hidden) + 3) * 4, "layernorm statistics"));
     }
@@ -33,7 +30,7 @@ void layer_norm(KernelContext& ctx, TileSet& resid, TileSet& feature_major, Laye
     const uint32_t hidden = resid.columns;
     if (feature_major.rows != hidden || feature_major.columns != resid.rows)
         throw std::logic_error("layer_norm: feature-major shape");
-    const isa::DType act = resid.dtype, mm = feature_major.dtype;
+    const isa::DType act = resid.dtype;
     const uint32_t groups = stats_groups(hidden);
     const std::vector<Range> feature_tiles = split(hidden, feature_major.tile_rows);
     const uint32_t per_bank = std::min<uint32_t>(CoreBuilder::kPsumGranules,
@@ -43,7 +40,7 @@ void layer_norm(KernelContext& ctx, TileSet& resid, TileSet& feature_major, Laye
     for (uint32_t j = 0; j < resid.tiles.size(); ++j) {
         const uint32_t rows = resid.rows_of(j), slot = j % kRing;
         const View z = resid.view(j, 0, hidden);
-        View x_hat = z;
+        View x_hat = z;  // already normalised rows are transposed as they are
         if (params.normalize) {
             const Buffer& st = scratch.statistics[slot];
             const View stats = builder::tile(st, isa::DType::Fp32, 0, rows, 0, 3 * groups);
@@ -54,14 +51,9 @@ void layer_norm(KernelContext& ctx, TileSet& resid, TileSet& feature_major, Laye
             core.bn_stats(stats, z);
             core.bn_aggr(mean_var, stats);
             core.tensor_scalar(isa::Engine::Dve, rstd, var, isa::AluOp::Add, params.eps, isa::AluOp::Pow, -0.5f);
-            x_hat = builder::tile(scratch.normalized[slot], act, 0, rows, 0, hidden);
+            x_hat = builder::tile(scratch.normalized[slot], isa::DType::Fp32, 0, rows, 0, hidden);
             core.tensor_partition_scalar(isa::Engine::Dve, x_hat, z, isa::AluOp::Subtract, mean, isa::AluOp::Multiply,
                                          &rstd);
-        }
-        View x_mm = x_hat;
-        if (mm != act) {
-            x_mm = builder::tile(scratch.normalized_matmul[slot], mm, 0, rows, 0, hidden);
-            core.tensor_copy(isa::Engine::Act, x_mm, x_hat);
         }
         // Feature-major copy: transpose 128-feature blocks, up to a bank's worth per PSUM bank.
         uint32_t bank = 0;
@@ -70,7 +62,7 @@ void layer_norm(KernelContext& ctx, TileSet& resid, TileSet& feature_major, Laye
             if (i % per_bank == 0) bank = ctx.psum.next_bank();
             const uint32_t element = (i % per_bank) * resid.tile_rows;
             const View transposed = psum_tile(core, bank, f.size, element, rows);
-            core.pe_transpose(transposed, builder::tile(x_mm.buffer, mm, 0, rows, f.begin, f.size));
+            core.pe_transpose(transposed, builder::tile(x_hat.buffer, x_hat.ap.dtype, 0, rows, f.begin, f.size));
             const View dst = feature_major.view(i, j * resid.tile_rows, rows).part();
             if (params.gamma_column) {
                 const View g = params.gamma_column->column(i, f.size), b = params.beta_column->column(i, f.size);
@@ -80,15 +72,13 @@ void layer_norm(KernelContext& ctx, TileSet& resid, TileSet& feature_major, Laye
                 core.tensor_copy(isa::Engine::Dve, dst, transposed);
             }
         }
-        // Token-major: x_hat * gamma + beta_plus, in place.
+        // Token-major: x_hat * gamma + beta_plus into the residual; the product stays in x_hat (fp32),
+        // so the residual's dtype rounds the result once.
         const View beta = builder::tile(params.beta_plus_row, act, 0, rows, 0, hidden);
-        if (params.gamma_row) {
-            core.tensor_tensor(side, z, x_hat, builder::tile(*params.gamma_row, act, 0, rows, 0, hidden),
+        if (params.gamma_row)
+            core.tensor_tensor(side, x_hat, x_hat, builder::tile(*params.gamma_row, act, 0, rows, 0, hidden),
                                isa::AluOp::Multiply);
-            core.tensor_tensor(side, z, z, beta, isa::AluOp::Add);
-        } else {
-            core.tensor_tensor(side, z, x_hat, beta, isa::AluOp::Add);
-        }
+        core.tensor_tensor(side, z, x_hat, beta, isa::AluOp::Add);
     }
 }
 

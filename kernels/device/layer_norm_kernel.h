@@ -1,7 +1,8 @@
 // LayerNorm of the residual stream, token-major (one token per partition, statistics along the free
 // axis on the vector engine: bn_stats / bn_aggr, rstd = (var + eps)^-1/2 in one tensor_scalar), and
 // its feature-major copy for the next matmuls (tensor-engine transposes of 128x128 blocks, evacuated
-// by the vector engine with gamma and beta applied per partition in the same instruction).
+// by the vector engine with gamma and beta applied per partition in the same instruction). x_hat
+// stays fp32 (and is transposed in fp32), so each stored result is rounded once, when it is written.
 //
 // The token-major result is stored as x_hat * gamma + beta_plus, where beta_plus = beta + the bias of
 // the dense layer whose output will next be added to it (see bert_program.cpp): that folds the
@@ -17,8 +18,7 @@
 namespace nsim::kernels::device {
 
 struct LayerNormScratch {
-    std::vector<Buffer> normalized;  // token-major x_hat rows (residual dtype), a ring
-    std::vector<Buffer> normalized_matmul;  // the same in the matmul dtype when it differs; empty otherwise
+    std::vector<Buffer> normalized;  // token-major x_hat rows, fp32 whatever is stored (a ring)
     std::vector<Buffer> statistics;  // bn_stats groups, mean/variance, rstd, a ring
 };
 LayerNormScratch allocate_layer_norm_scratch(CoreBuilder& core, uint32_t hidden, const DtypePlan& dtypes);

@@ -31,11 +31,12 @@ public:
         return {t, in, out, dtypes_.matmul};
     }
 
+    // Embedding tables: gathered and added, never multiplied, so kept in the activation dtype.
     DramMatrix table(const std::string& name, const Tensor* w, uint32_t rows, uint32_t cols) {
         std::vector<uint8_t> data;
-        if (with_data_) data = builder::encode_values(w->values, dtypes_.matmul);
-        const uint32_t t = program_.add_tensor(name, TensorRole::Weight, dtypes_.matmul, {rows, cols}, std::move(data));
-        return {t, rows, cols, dtypes_.matmul};
+        if (with_data_) data = builder::encode_values(w->values, dtypes_.activation);
+        const uint32_t t = program_.add_tensor(name, TensorRole::Weight, dtypes_.activation, {rows, cols}, std::move(data));
+        return {t, rows, cols, dtypes_.activation};
     }
 
     // Per-partition columns: each vector is cut into tiles of tile_rows, one column per tile.
@@ -68,11 +69,6 @@ public:
             data = builder::encode_values(values, dtypes_.activation);
         }
         return program_.add_tensor(name, TensorRole::Weight, dtypes_.activation, {2, hidden}, std::move(data));
-    }
-
-    uint32_t constant(const std::string& name, const std::vector<float>& values, std::vector<uint64_t> shape) {
-        std::vector<uint8_t> data = builder::encode_values(values, isa::DType::Fp32);
-        return program_.add_tensor(name, TensorRole::Weight, isa::DType::Fp32, std::move(shape), std::move(data));
     }
 
 private:
@@ -119,12 +115,6 @@ ModelTensors add_model_tensors(ProgramBuilder& program, const BertConfig& config
             w.table("embeddings.position", data ? &e->position : nullptr, uint32_t(config.max_position_embeddings), hidden);
         m.tables.token_type =
             w.table("embeddings.token_type", data ? &e->token_type : nullptr, uint32_t(config.type_vocab_size), hidden);
-        m.tables.vocabulary_blocks = ceil_div(uint32_t(config.vocab_size), tile_rows);
-        std::vector<float> index(size_t(tile_rows) * m.tables.vocabulary_blocks);
-        for (uint32_t p = 0; p < tile_rows; ++p)
-            for (uint32_t b = 0; b < m.tables.vocabulary_blocks; ++b)
-                index[size_t(p) * m.tables.vocabulary_blocks + b] = float(b * tile_rows + p);
-        m.tables.vocabulary_index = w.constant("embeddings.vocabulary_index", index, {tile_rows, m.tables.vocabulary_blocks});
         m.embedding_rows = w.norm_rows("embeddings.layer_norm", data ? &e->layer_norm : nullptr, first_output_bias, hidden);
         m.embedding_columns = w.columns("embeddings.layer_norm.columns",
                                         {data ? &e->layer_norm.gamma : nullptr, data ? &e->layer_norm.beta : nullptr},

@@ -12,14 +12,16 @@
 
 namespace nsim::kernels::device {
 
-enum class Precision { Fp32, Bf16, Fp16, Mixed };
+enum class Precision { Fp32, Bf16, Fp16, Mixed, MixedBf16 };
 
 struct DtypePlan {
     isa::DType matmul;      // matmul operands: weights, Q/K/V, probabilities, FFN activations
     isa::DType activation;  // residual stream, layernorm, embeddings
 };
 
-// fp32: both fp32; bf16 / fp16: both that type; mixed: the seed's fp16 matmuls and attention, fp32 elsewhere.
+// fp32: both fp32; bf16 / fp16: both that type; mixed: the seed's fp16 matmuls and attention, fp32 elsewhere;
+// mixed-bf16: the same with bf16 matmuls, what torch_neuronx's `--auto-cast matmult` compiles (the AWS
+// benchmark's setting, calibration.md section 1).
 DtypePlan dtypes_for(Precision precision);
 std::string_view name_of(Precision precision);
 std::optional<Precision> precision_from_name(std::string_view name);

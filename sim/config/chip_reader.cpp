@@ -133,7 +133,7 @@ OnChipMemorySpec read_on_chip_memory(const ConfigNode& node, bool banked) {
 NeuronCoreSpec read_neuron_core(const ConfigNode& node) {
     node.check_keys({"name", "version", "engines", "tensor", "sbuf", "psum", "semaphores",
                      "dma_engines", "dma_queues_per_engine", "dma_engine_bytes_per_s",
-                     "dma_transfer_overhead_s", "sram_access_latency_cycles",
+                     "dma_transfer_overhead_s", "dma_descriptor_s", "sram_access_latency_cycles",
                      "sram_full_rate_stride_bytes", "control_instruction_cycles",
                      "bn_aggr_cycles_per_3_elements"});
     NeuronCoreSpec core;
@@ -153,6 +153,7 @@ NeuronCoreSpec read_neuron_core(const ConfigNode& node) {
     core.dma_engine_bytes_per_s = positive(node.at("dma_engine_bytes_per_s"),
                                            Quantity::bytes_per_second);
     core.dma_transfer_overhead_s = node.at("dma_transfer_overhead_s").as_quantity(Quantity::seconds);
+    if (node.has("dma_descriptor_s")) core.dma_descriptor_s = node.at("dma_descriptor_s").as_quantity(Quantity::seconds);
     core.sram_access_latency_cycles = optional_u32(node, "sram_access_latency_cycles");
     core.sram_full_rate_stride_bytes = optional_u32(node, "sram_full_rate_stride_bytes");
     core.control_instruction_cycles = optional_u32(node, "control_instruction_cycles");

@@ -183,7 +183,8 @@ DriverSpec read_driver(const ConfigNode& node) {
                      "reset_completion_retries", "reset_completion_backoff_s", "reset_request_all", "h2t_queue",
                      "h2t_ring_descriptors", "dma_poll_interval_s", "dma_timeout_per_descriptor_s",
                      "dma_bounce_bytes", "completion_marker", "memory_carveout_bytes", "min_alloc_bytes",
-                     "host_pool_bytes", "max_processes_per_device", "notification_queue_bytes", "exec_poll_interval_s"});
+                     "host_pool_bytes", "max_processes_per_device", "notification_queue_bytes", "exec_poll_interval_s",
+                     "runtime_execute_overhead_s"});
     DriverSpec d;
     d.present = true;
     d.version = node.at("version").as_string();
@@ -221,6 +222,7 @@ DriverSpec read_driver(const ConfigNode& node) {
     d.notification_queue_bytes = queue_bytes.as_bytes();
     if (!is_power_of_two(d.notification_queue_bytes)) queue_bytes.fail("must be a power of two (driver.md 9)");
     d.exec_poll_interval_s = positive_seconds(node.at("exec_poll_interval_s"));
+    if (node.has("runtime_execute_overhead_s")) d.runtime_execute_overhead_s = seconds(node.at("runtime_execute_overhead_s"));
     return d;
 }
 

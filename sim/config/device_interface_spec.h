@@ -121,6 +121,7 @@ struct DriverSpec {
     uint32_t h2t_ring_descriptors = 0;
     double dma_poll_interval_s = 0;
     double dma_timeout_per_descriptor_s = 0;
+    double runtime_execute_overhead_s = 0;  // the runtime's own host work per execution (optional, 0 = none)
     uint64_t dma_bounce_bytes = 0;    // host buffer user data is staged through
     uint32_t completion_marker = 0;
     uint64_t memory_carveout_bytes = 0; // top of each memory channel kept for firmware

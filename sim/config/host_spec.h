@@ -65,6 +65,7 @@ struct NeuronCoreSpec {
     uint32_t dma_queues_per_engine = 0;
     double dma_engine_bytes_per_s = 0;
     double dma_transfer_overhead_s = 0;   // fixed cost of one DMA (descriptor setup, sync, start)
+    double dma_descriptor_s = 0;          // a DMA engine's time to process one descriptor (optional, 0 = free)
     // Engine cost model (sim/core/cost_model.h); all optional, 0 = not modelled.
     uint32_t sram_access_latency_cycles = 0;  // static SBUF/PSUM access overhead per instruction (engine cycles)
     uint32_t sram_full_rate_stride_bytes = 0; // innermost stride up to which SBUF/PSUM stream at full rate

@@ -228,7 +228,11 @@ struct EngineScheduler::Impl {
     // Runs `body` (functional work) and turns what it throws into a RunError naming the instruction.
     template <class Body>
     void functional(const Queue& q, Body&& body) {
-        if (!options.functional) return;
+        if (options.functional) check(q, body);
+    }
+    // The same in timing runs as well.
+    template <class Body>
+    void check(const Queue& q, Body&& body) {
         try {
             body();
         } catch (const std::exception& e) {
@@ -312,7 +316,8 @@ struct EngineScheduler::Impl {
         ++q.instructions;
 
         switch (isa::info(inst.opcode).cost) {
-            case isa::CostClass::Dma: start_dma(qi, inst, now); return;
+            case isa::CostClass::Dma:
+            case isa::CostClass::DmaGather: start_dma(qi, inst, now); return;
             case isa::CostClass::Collective: arrive(qi, inst, now); return;
             default: break;
         }
@@ -383,21 +388,39 @@ struct EngineScheduler::Impl {
     }
 
     // A DMA: the fixed overhead, then its bytes burst by burst (dma_burst), each reserving every
-    // resource on the path at the burst's own time.
+    // resource on the path at the burst's own time. A gather (dma_gather) reads its indices too, and
+    // its engine processes one descriptor per row: that time occupies the engine like the bytes it
+    // could have moved meanwhile (dma_descriptor_s x dma_engine_bytes_per_s).
     void start_dma(uint32_t qi, const isa::Instruction& inst, uint64_t now) {
         Queue& q = queues[qi];
         const Core& core = cores[q.core];
-        const isa::AccessPattern& dst = inst.ap(isa::fields::DmaCopy::dst);
-        const isa::AccessPattern& src = inst.ap(isa::fields::DmaCopy::src);
-        functional(q, [&] { copy_elements(dst, src, core.spaces); });
-        const uint64_t src_bytes = CostModel::operand_bytes(src), dst_bytes = CostModel::operand_bytes(dst);
+        const bool gather = inst.opcode == isa::Opcode::DmaGather;
+        const isa::AccessPattern& dst = inst.ap(gather ? isa::fields::DmaGather::dst : isa::fields::DmaCopy::dst);
+        const isa::AccessPattern* indices = gather ? &inst.ap(isa::fields::DmaGather::indices) : nullptr;
+        uint64_t src_bytes = 0, descriptor_bytes = 0;
+        if (gather) {
+            // Indices in device or host memory are there in timing runs too: an index outside the
+            // table fails the execution whether or not values are computed.
+            if (indices->space == isa::MemorySpace::Dram || indices->space == isa::MemorySpace::Host)
+                check(q, [&] { gather_row_indices(inst, core.spaces); });
+            functional(q, [&] { execute(inst, core.spaces); });
+            src_bytes = CostModel::operand_bytes(dst);  // the rows read from the table: as many as written
+            descriptor_bytes = uint64_t(std::llround(double(dst.partition_count) * cost.core().dma_descriptor_s *
+                                                     cost.dma_engine_bytes_per_s()));
+        } else {
+            functional(q, [&] { copy_elements(dst, inst.ap(isa::fields::DmaCopy::src), core.spaces); });
+            src_bytes = CostModel::operand_bytes(inst.ap(isa::fields::DmaCopy::src));
+        }
+        const isa::AccessPattern& src = gather ? inst.ap(isa::fields::DmaGather::table) : inst.ap(isa::fields::DmaCopy::src);
+        const uint64_t dst_bytes = CostModel::operand_bytes(dst);
         Transfer& transfer = q.transfer;
         transfer = Transfer{};
         transfer.total = std::max(src_bytes, dst_bytes);
         transfer.end = now + dma_overhead_ps;
-        transfer.add(q.dma_engine, transfer.total);
+        transfer.add(q.dma_engine, transfer.total + descriptor_bytes);
         transfer.add(resource_of(core, src, true), src_bytes);
         transfer.add(resource_of(core, dst, false), dst_bytes);
+        if (indices) transfer.add(resource_of(core, *indices, true), CostModel::operand_bytes(*indices));
         q.bytes += transfer.total;
         q.bursting = true;
         events.schedule(now + dma_overhead_ps, EventKind::Wake, qi);

@@ -161,6 +161,21 @@ TEST(RunCommand, AnInstructionThatCannotBeComputedNamesItself) {
     EXPECT_EQ(timing_only.exit_code, 0) << timing_only.err;
 }
 
+TEST(RunCommand, AGatherIndexOutsideTheTableFailsTheExecutionInOneLine) {
+    // Indices 3, 7, 40000, 1 into a table of 8 rows: the third is outside it. (A timing run of a bare
+    // program leaves device memory empty - zeros, all inside the table - while one through the
+    // runtime has its inputs there and checks them too.)
+    const std::string prog = write_program(
+        "run_gather_outside.bin",
+        ".target v2\n.cores 1\n.tensor ids weight int32 [4] device 0x0\n.data ids 0300000007000000409c000001000000\n"
+        ".tensor table weight fp32 [8, 4] device 0x100\n.core 0\n"
+        "dma0 dma_gather dst=fp32 sbuf[0:4] +0 [[1,4]], table=fp32 dram:table +0 [[4,8],[1,4]], "
+        "indices=int32 dram:ids +0 [[1,4],[1,1]]\n");
+    const std::string message = "neuron-sim: core 0 queue dma0, instruction 0 (dma_gather): index 40000 (element 2 of the "
+                                "indices) is outside the table's 8 rows";
+    expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --functional"), message);
+}
+
 TEST(RunCommand, CollectiveAndSendPeerErrorsAreOneLine) {
     const std::string two = ".target v2\n.cores 2\n.tensor G scratch fp32 [128, 64] device 0x0\n";
     const std::string to_self = write_program(

@@ -50,6 +50,7 @@ struct Case {
     Parallelism parallel;
     uint32_t cores, batch, seq;
     double tolerance;  // relative, on encoder output and logits
+    uint32_t max_pass_batch = 0;  // sequences per pass at most (0: the whole batch, as SBUF holds it)
 };
 
 std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.name; }
@@ -66,6 +67,7 @@ TEST_P(WholeBert, MatchesTheReferenceForward) {
     o.precision = c.precision;
     o.embedding = c.embedding;
     o.parallel = c.parallel;
+    o.max_pass_batch = c.max_pass_batch;
     const BertWeights w = random_bert_weights(o.config, 7);
     const TokenBatch tokens = tokens_for(o);
     const auto expected = reference::bert_forward(w, tokens);
@@ -104,7 +106,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"v2_fp32_two_seq_tiles", "trn1.2xlarge", Precision::Fp32, EmbeddingPlacement::Host, Parallelism::Data, 1, 3, 64, kFp32},
         Case{"v1_data_parallel_4_cores", "inf1.xlarge", Precision::Fp32, EmbeddingPlacement::Host, Parallelism::Data, 4, 1, 16, kFp32},
         Case{"v2_pipeline_2_cores", "trn1.2xlarge", Precision::Fp32, EmbeddingPlacement::Device, Parallelism::Pipeline, 2, 2, 16, kFp32},
-        Case{"v1_pipeline_2_cores_mixed", "inf1.xlarge", Precision::Mixed, EmbeddingPlacement::Host, Parallelism::Pipeline, 2, 2, 16, kFp16}),
+        Case{"v1_pipeline_2_cores_mixed", "inf1.xlarge", Precision::Mixed, EmbeddingPlacement::Host, Parallelism::Pipeline, 2, 2, 16, kFp16},
+        // Batches in passes (one or two sequences at a time), each reading and writing its own rows.
+        Case{"v2_fp32_device_passes", "trn1.2xlarge", Precision::Fp32, EmbeddingPlacement::Device, Parallelism::Data, 2, 4, 16, kFp32, 2},
+        Case{"v2_pipeline_passes", "trn1.2xlarge", Precision::Fp32, EmbeddingPlacement::Host, Parallelism::Pipeline, 2, 3, 16, kFp32, 1}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 }  // namespace

@@ -195,8 +195,8 @@ TEST_P(DeviceKernel, DeviceEmbeddingLookupAndLayerNorm) {
     KernelHarness h(GetParam().instance, precision());
     constexpr uint32_t kVocab = 300, kTypes = 2;
     BertEmbeddingWeights e;
-    e.word = rounded(random({kVocab, kHidden}, "word"), mm());
-    e.token_type = rounded(random({kTypes, kHidden}, "type"), mm());
+    e.word = rounded(random({kVocab, kHidden}, "word"), act());
+    e.token_type = rounded(random({kTypes, kHidden}, "type"), act());
     e.position = rounded(random({kSeq, kHidden}, "position"), act());
     e.layer_norm = random_norm(kHidden, "embedding norm");
     TokenBatch tokens;
@@ -211,19 +211,14 @@ TEST_P(DeviceKernel, DeviceEmbeddingLookupAndLayerNorm) {
         types.values[i] = float(tokens.token_type_ids[i]);
     }
     device::EmbeddingTensors tables;
-    tables.word = {h.dram("word", e.word, mm()), kVocab, kHidden, mm()};
-    tables.token_type = {h.dram("type", e.token_type, mm()), kTypes, kHidden, mm()};
+    tables.word = {h.dram("word", e.word, act()), kVocab, kHidden, act()};
+    tables.token_type = {h.dram("type", e.token_type, act()), kTypes, kHidden, act()};
     tables.position = {h.dram("position", e.position, act()), kSeq, kHidden, act()};
-    const uint32_t rows = device::partition_tile_rows(testing::core_spec(GetParam().instance));
-    tables.vocabulary_blocks = (kVocab + rows - 1) / rows;
-    Tensor index({rows, tables.vocabulary_blocks});
-    for (uint32_t p = 0; p < rows; ++p)
-        for (uint32_t b = 0; b < tables.vocabulary_blocks; ++b) index.values[p * tables.vocabulary_blocks + b] = float(b * rows + p);
-    tables.vocabulary_index = h.dram("index", index, isa::DType::Fp32);
 
     TileSet resid = device::allocate_tiles(h.core(), kTokens, kHidden, act(), "embeddings");
     TileSet feature = device::allocate_tiles(h.core(), kHidden, kTokens, mm(), "embeddings^T");
-    device::EmbeddingScratch scratch = device::allocate_embedding_scratch(h.core(), kTokens, tables.vocabulary_blocks, h.dtypes());
+    const builder::Buffer region = h.core().sbuf_region(device::embedding_scratch_bytes(kHidden, h.dtypes()), "embedding scratch");
+    device::EmbeddingScratch scratch = device::alias_embedding_scratch(h.core(), region, 0, kHidden, h.dtypes());
     device::device_embedding(h.ctx(), tables, h.dram("ids", ids, isa::DType::Int32), h.dram("types", types, isa::DType::Int32),
                              0, kBatch, kSeq, h.io(), scratch, resid);
     device::LayerNormScratch ln = device::allocate_layer_norm_scratch(h.core(), kHidden, h.dtypes());

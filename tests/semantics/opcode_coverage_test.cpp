@@ -25,6 +25,7 @@ const std::map<Opcode, std::string> kFunctionalTest = {
     {Opcode::Select, "elementwise_ops_test.cpp"},
     {Opcode::TensorCopy, "elementwise_ops_test.cpp"},
     {Opcode::DmaCopy, "elementwise_ops_test.cpp"},
+    {Opcode::DmaGather, "gather_ops_test.cpp"},
     {Opcode::TensorReduce, "reduction_ops_test.cpp"},
     {Opcode::PartitionReduce, "reduction_ops_test.cpp"},
     {Opcode::BnStats, "reduction_ops_test.cpp"},

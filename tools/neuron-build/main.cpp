@@ -12,8 +12,8 @@ int main(int argc, char** argv) {
     cmd->add_option("--model", bert.model, "bert-base, bert-large or a Hugging Face config.json");
     cmd->add_option("--seq", bert.seq, "Sequence length")->check(CLI::Range(1u, 4096u));
     cmd->add_option("--batch", bert.batch, "Sequences per model copy per execution")->check(CLI::Range(1u, 65536u));
-    cmd->add_option("--dtype", bert.dtype, "fp32, bf16, fp16 or mixed (fp16 matmuls and attention, fp32 elsewhere)")
-        ->check(CLI::IsMember({"fp32", "bf16", "fp16", "mixed"}));
+    cmd->add_option("--dtype", bert.dtype, "fp32, bf16, fp16, mixed (fp16 matmuls and attention, fp32 elsewhere) or mixed-bf16 (the same in bf16: --auto-cast matmult)")
+        ->check(CLI::IsMember({"fp32", "bf16", "fp16", "mixed", "mixed-bf16"}));
     cmd->add_option("--cores", bert.cores, "NeuronCores the program uses")->check(CLI::Range(1u, 1024u));
     cmd->add_option("--parallel", bert.parallel, "data: a model copy per core; pipeline: layers split across the cores")
         ->check(CLI::IsMember({"data", "pipeline"}));

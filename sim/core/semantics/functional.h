@@ -57,6 +57,10 @@ void write_tile(const isa::AccessPattern& ap, const Tile& tile, const MemorySpac
 // Moves elements from src to dst as a DMA does: raw bytes when the dtypes match, converted otherwise.
 void copy_elements(const isa::AccessPattern& dst, const isa::AccessPattern& src, const MemorySpaces& spaces);
 
+// dma_gather's indices (int32, in access-pattern order), each checked against the table's rows:
+// SemanticsError naming the first index outside them. The engines check them in timing runs too.
+std::vector<int32_t> gather_row_indices(const isa::Instruction& instruction, const MemorySpaces& spaces);
+
 // Executes one compute instruction (tensor, scalar, vector, gpsimd engine opcodes, and dma_copy
 // within the core's spaces). Collectives and synchronisation are the engines' business.
 void execute(const isa::Instruction& instruction, const MemorySpaces& spaces);
