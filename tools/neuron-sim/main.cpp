@@ -48,6 +48,13 @@ int sc_main(int argc, char** argv) {
         ->needs(pairs);
     run_cmd->add_option("--trace", run.trace_file, "Write a Chrome trace (Perfetto opens it) to this file");
     run_cmd->add_flag("--json", run.json, "Print the report as one JSON object");
+    run_cmd->add_option("--input", run.inputs,
+                        "NAME=FILE.npy (repeatable, with --functional): the values of the program's input or weight tensor NAME. "
+                        "Shapes must match; fp32/int32/int8/uint8 tensors take float32/int32/int8/uint8 arrays, bf16 and fp8 "
+                        "tensors take float32 (rounded to nearest even), fp16 takes float16 or float32. Once any is given, "
+                        "every input and weight without data of its own must be");
+    run_cmd->add_option("--output-dir", run.output_dir,
+                        "With --functional: write every output tensor as DIR/NAME.npy (bf16, fp16 and fp8 widened to float32)");
 
     nsim::tools::ServeOptions serve;
     CLI::App* serve_cmd = app.add_subcommand("serve", "Simulate serving a neuron-build model under closed-loop load");

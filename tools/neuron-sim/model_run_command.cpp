@@ -14,6 +14,7 @@
 #include "core/run_report.h"
 #include "neuron-sim/model_session.h"
 #include "neuron-sim/execution_progress.h"
+#include "tensor_files.h"
 
 namespace nsim::tools {
 namespace {
@@ -70,6 +71,16 @@ int run_model(const MachineSelection& machine, const RunOptions& options, const 
     if (trace_out.is_open() && !trace_out) throw UserError("cannot write the trace file " + options.trace_file);
     const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
+    std::vector<std::filesystem::path> written;
+    if (!options.output_dir.empty()) {
+        try {
+            written = tensor_files::write_outputs(session.program(), options.output_dir,
+                                                  [&](const std::string& name) -> const std::vector<uint8_t>& { return session.output(name); });
+        } catch (const tensor_files::TensorFileError& e) {
+            throw UserError(e.what());
+        }
+    }
+
     const LatencySummary device(device_s), end_to_end(end_to_end_s);
     const uint32_t sequences = bert ? session.sequences_per_execution() : 0;
     const double throughput = bert && end_to_end.p50_ms > 0 ? sequences / (end_to_end.p50_ms / 1e3) : 0;
@@ -88,6 +99,10 @@ int run_model(const MachineSelection& machine, const RunOptions& options, const 
                                    {"pcie_and_runtime", 1e3 * (last.runtime_call_s - last.device_s)},
                                    {"device", 1e3 * last.device_s}};
         report["run_host_seconds"] = host_s;
+        if (!options.output_dir.empty()) {
+            report["outputs"] = nlohmann::json::array();
+            for (const auto& path : written) report["outputs"].push_back(path.string());
+        }
         if (bert) {
             report["batch"] = session.batch();
             report["copies"] = session.copies();
@@ -120,6 +135,7 @@ int run_model(const MachineSelection& machine, const RunOptions& options, const 
         std::cout << fmt::format("throughput         {:10.1f} inferences/s ({} sequences per execution)\n", throughput, sequences);
     std::cout << fmt::format("host time          {:10.3f} s for the whole run (load and {} execution{})\n", host_s,
                              options.iterations, options.iterations == 1 ? "" : "s");
+    for (const auto& path : written) std::cout << "output written     " << path.string() << "\n";
     std::cout << "\nlast execution on the engines:\n" << sim::core::report_text(last.engines);
     return 0;
 }
