@@ -10,6 +10,7 @@
 #include "isa/validator.h"
 #include "tensor_files.h"
 #include "validation/generation_limits.h"
+#include "neuron-sim/check_command.h"
 #include "neuron-sim/model_run_command.h"
 #include "neuron-sim/model_session.h"
 #include "neuron-sim/pairs_command.h"
@@ -86,6 +87,8 @@ int run_program(const MachineSelection& machine, const RunOptions& options) {
         return run_pairs(machine, options, bytes, program);
     }
     check_runnable(program, machine, spec);
+    if (options.check && print_check_findings(program, options.program, std::cerr) > 0)
+        return kExitUserError;   // the findings are the message, one per line
     return run_model(machine, options, bytes);
 }
 

@@ -19,6 +19,7 @@ struct RunOptions {
     bool functional = false;
     std::string trace_file;   // empty: no trace
     bool json = false;
+    bool check = false;       // race-check the program first and refuse to run it when anything is found
     // Tensors in and out (--functional): NAME=FILE.npy per input or weight, and where outputs go as NAME.npy.
     std::vector<std::string> inputs;
     std::string output_dir;   // empty: outputs are not written
