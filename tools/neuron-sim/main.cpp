@@ -49,6 +49,7 @@ int sc_main(int argc, char** argv) {
         ->needs(pairs);
     run_cmd->add_option("--trace", run.trace_file, "Write a Chrome trace (Perfetto opens it) to this file");
     run_cmd->add_flag("--json", run.json, "Print the report as one JSON object");
+    run_cmd->add_flag("--verbose", run.verbose, "List every engine queue (each DMA queue too) instead of one line per core and engine kind");
     run_cmd->add_option("--input", run.inputs,
                         "NAME=FILE.npy (repeatable, with --functional): the values of the program's input or weight tensor NAME. "
                         "Shapes must match; fp32/int32/int8/uint8 tensors take float32/int32/int8/uint8 arrays, bf16 and fp8 "

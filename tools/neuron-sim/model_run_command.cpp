@@ -89,6 +89,8 @@ int run_model(const MachineSelection& machine, const RunOptions& options, const 
         nlohmann::json report = sim::core::report_json(last.engines);
         // The engines' own figures are the last execution's; these are the whole run's.
         report["model"] = name;
+        report["instance"] = spec.instance.name;
+        report["execution_pcie_bytes"] = session.execution_pcie_bytes();
         report["iterations"] = options.iterations;
         report["iteration_us"] = {{"min", 1e3 * device.min_ms}, {"mean", 1e3 * device.mean_ms}, {"max", 1e3 * device.max_ms}};
         report["load_time_ms"] = 1e3 * session.load_time_s();
@@ -126,17 +128,19 @@ int run_model(const MachineSelection& machine, const RunOptions& options, const 
     std::cout << "latency device     " << device.text() << "\n";
     std::cout << "latency end to end " << end_to_end.text() << "\n";
     const double pcie_and_runtime_ms = 1e3 * (last.runtime_call_s - last.device_s);
+    // The PCIe bytes beside the PCIe time: the runtime's copies of the inputs and outputs.
+    const std::string pcie = fmt::format("PCIe + runtime {:.3f} ms ({} bytes of inputs and outputs over PCIe)", pcie_and_runtime_ms,
+                                         session.execution_pcie_bytes());
     if (bert)
-        std::cout << fmt::format("                   last execution: host embedding {:.3f} ms, PCIe + runtime {:.3f} ms\n",
-                                 1e3 * last.host_embedding_s, pcie_and_runtime_ms);
+        std::cout << fmt::format("                   last execution: host embedding {:.3f} ms, {}\n", 1e3 * last.host_embedding_s, pcie);
     else
-        std::cout << fmt::format("                   last execution: PCIe + runtime {:.3f} ms\n", pcie_and_runtime_ms);
+        std::cout << fmt::format("                   last execution: {}\n", pcie);
     if (bert)
         std::cout << fmt::format("throughput         {:10.1f} inferences/s ({} sequences per execution)\n", throughput, sequences);
     std::cout << fmt::format("host time          {:10.3f} s for the whole run (load and {} execution{})\n", host_s,
                              options.iterations, options.iterations == 1 ? "" : "s");
     for (const auto& path : written) std::cout << "output written     " << path.string() << "\n";
-    std::cout << "\nlast execution on the engines:\n" << sim::core::report_text(last.engines);
+    std::cout << "\nlast execution on the engines:\n" << sim::core::report_text(last.engines, options.verbose);
     return 0;
 }
 

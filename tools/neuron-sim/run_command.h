@@ -19,6 +19,7 @@ struct RunOptions {
     bool functional = false;
     std::string trace_file;   // empty: no trace
     bool json = false;
+    bool verbose = false;     // the engines' report lists every queue, not one line per core and engine kind
     bool check = false;       // race-check the program first and refuse to run it when anything is found
     // Tensors in and out (--functional): NAME=FILE.npy per input or weight, and where outputs go as NAME.npy.
     std::vector<std::string> inputs;
