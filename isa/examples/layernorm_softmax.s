@@ -37,6 +37,7 @@
 .sem max_ready 5
 .sem exp_ready 6
 .sem done 7
+.sem transposed 8
 
 .core 0
 # Inputs: x, the 4 gamma values repeated over 256 columns of every partition (row stride 0), scores.
@@ -63,9 +64,9 @@ pool affine_select dst=fp32 sbuf[0:128] +6144 [[1,128]], src=fp32 sbuf[0:128] +6
 dve tensor_tensor dst=fp32 sbuf[0:128] +8192 [[1,128]], src0=fp32 sbuf[0:128] +8192 [[1,128]], src1=fp32 sbuf[0:128] +6144 [[1,128]], op=add, wait=mask_ready>=1
 dve tensor_reduce dst=fp32 sbuf[0:128] +4096 [[1,1]], src=fp32 sbuf[0:128] +8192 [[1,128]], op=max
 dve tensor_scalar dst=fp32 sbuf[0:128] +4100 [[1,1]], src=fp32 sbuf[0:128] +4096 [[1,1]], op0=multiply, imm0=-1, op1=bypass, imm1=0, signal=max_ready
-act activation dst=fp32 sbuf[0:128] +5120 [[1,128]], src=fp32 sbuf[0:128] +8192 [[1,128]], func=exp, scale=1, bias=fp32 sbuf[0:128] +4100 [[1,1]], reduce_op=add, reduce_dst=fp32 sbuf[0:128] +4104 [[1,1]], wait=max_ready>=1, signal=exp_ready
+act activation dst=fp32 sbuf[0:128] +5120 [[1,128]], src=fp32 sbuf[0:128] +8192 [[1,128]], func=exp, scale=1, bias=fp32 sbuf[0:128] +4100 [[1,1]], reduce_op=add, reduce_dst=fp32 sbuf[0:128] +4104 [[1,1]], wait=max_ready>=1
 act activation dst=fp32 sbuf[0:128] +4108 [[1,1]], src=fp32 sbuf[0:128] +4104 [[1,1]], func=reciprocal, scale=1, bias=none, reduce_op=none, reduce_dst=none
-act tensor_scalar dst=fp32 sbuf[0:128] +5120 [[1,128]], src=fp32 sbuf[0:128] +5120 [[1,128]], op0=bypass, imm0=0, op1=bypass, imm1=0
+act tensor_scalar dst=fp32 sbuf[0:128] +5120 [[1,128]], src=fp32 sbuf[0:128] +5120 [[1,128]], op0=bypass, imm0=0, op1=bypass, imm1=0, signal=exp_ready
 dve tensor_partition_scalar dst=fp32 sbuf[0:128] +5120 [[1,128]], src=fp32 sbuf[0:128] +5120 [[1,128]], op0=multiply, scalar0=fp32 sbuf[0:128] +4108 [[1,1]], op1=bypass, scalar1=none, wait=exp_ready>=1
 dve select dst=fp32 sbuf[0:128] +5120 [[1,128]], predicate=fp32 sbuf[0:128] +5120 [[1,128]], on_true=fp32 sbuf[0:128] +5120 [[1,128]], on_false=fp32 sbuf[0:128] +6144 [[1,128]]
 dve tensor_copy dst=fp32 sbuf[0:128] +5120 [[1,128]], src=fp32 sbuf[0:128] +5120 [[1,128]], signal=done
@@ -74,8 +75,8 @@ dma1 dma_copy dst=fp32 dram:probs +0 [[128,128],[1,128]], src=fp32 sbuf[0:128] +
 # Column sums across partitions, a 128x128 transpose through the tensor engine and its PSUM evacuation,
 # and the remaining activation functions, so every opcode appears in an example.
 pool partition_reduce dst=fp32 sbuf[0:1] +12288 [[1,128]], src=fp32 sbuf[0:128] +5120 [[1,128]], op=add, wait=done>=3
-pe transpose dst=fp32 psum[0:128] +0 [[1,128]], src=fp32 sbuf[0:128] +5120 [[1,128]], wait=done>=3
-act activation dst=fp32 sbuf[0:128] +9216 [[1,128]], src=fp32 psum[0:128] +0 [[1,128]], func=gelu, scale=1, bias=none, reduce_op=max, reduce_dst=fp32 sbuf[0:128] +9728 [[1,1]]
+pe transpose dst=fp32 psum[0:128] +0 [[1,128]], src=fp32 sbuf[0:128] +5120 [[1,128]], wait=done>=3, signal=transposed
+act activation dst=fp32 sbuf[0:128] +9216 [[1,128]], src=fp32 psum[0:128] +0 [[1,128]], func=gelu, scale=1, bias=none, reduce_op=max, reduce_dst=fp32 sbuf[0:128] +9728 [[1,1]], wait=transposed>=1
 act activation dst=bf16 sbuf[0:128] +10240 [[1,128]], src=fp32 sbuf[0:128] +9216 [[1,128]], func=gelu_tanh, scale=0.5, bias=none, reduce_op=none, reduce_dst=none
 act activation dst=fp32 sbuf[0:128] +9216 [[1,128]], src=fp32 sbuf[0:128] +9216 [[1,128]], func=tanh, scale=1, bias=none, reduce_op=none, reduce_dst=none
 act activation dst=fp32 sbuf[0:128] +9216 [[1,128]], src=fp32 sbuf[0:128] +9216 [[1,128]], func=sigmoid, scale=1, bias=none, reduce_op=none, reduce_dst=none

@@ -2,6 +2,7 @@
 // summary. Names carry units (time_us, busy_pct, bytes_per_s).
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -16,7 +17,11 @@ namespace nsim::sim::core {
 //  pcie {bytes, bytes_per_s}, neuronlink {bytes, bytes_per_s},
 //  host {seconds, instructions_per_s, cycles_per_s}}
 nlohmann::json report_json(const RunStatistics& stats);
-std::string report_text(const RunStatistics& stats);
+// For people: totals, then one line per core and engine kind (a core's DMA queues as one line:
+// instructions and bytes summed, busy and semaphore wait averaged) and the top stalls;
+// `per_queue` instead lists every queue (neuron-sim run --verbose).
+std::string report_text(const RunStatistics& stats, bool per_queue = false);
+inline constexpr size_t kTopStalls = 5;
 
 // Busy percentage of one queue over the whole run.
 double busy_percent(const QueueStatistics& queue, const RunStatistics& stats);

@@ -78,9 +78,9 @@ TEST(RunCommand, IterationsReportStatisticsOverEveryExecution) {
 TEST(RunCommand, TextReportAndTraceFile) {
     const std::string prog = write_program("run_text.bin", kProgram);
     const std::string trace = (fs::path(testing::TempDir()) / "run_trace.json").string();
-    const auto r = test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --functional --trace " + trace);
+    const auto r = test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --functional --verbose --trace " + trace);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.out.find("busy %"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("busy %"), std::string::npos) << r.out;   // --verbose: every queue by name
     EXPECT_NE(r.out.find("core0.dma0"), std::string::npos) << r.out;
     std::ifstream in(trace);
     const nlohmann::json t = nlohmann::json::parse(in);

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "common/temp_directory.h"
 #include "config/config_set.h"
 #include "host_state.h"
 #include "neuron_driver.h"
@@ -22,21 +23,7 @@ inline const config::ConfigSet& shipped_configs() {
 }
 
 // A fresh state directory, removed afterwards.
-class TempHome {
-public:
-    TempHome() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "nsim-driver-XXXXXX").string();
-        path_ = mkdtemp(pattern.data());
-    }
-    ~TempHome() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    const std::filesystem::path& path() const { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
+using TempHome = TempDirectory;
 
 inline std::string read_file(const std::filesystem::path& file) {
     std::ifstream in(file);

@@ -6,6 +6,7 @@
 #include <systemc>  // declares sc_main extern "C"
 
 #include "common/tool_main.h"
+#include "neuron-sim/check_command.h"
 #include "neuron-sim/info_command.h"
 #include "neuron-sim/fault_command.h"
 #include "module_advice.h"
@@ -48,6 +49,24 @@ int sc_main(int argc, char** argv) {
         ->needs(pairs);
     run_cmd->add_option("--trace", run.trace_file, "Write a Chrome trace (Perfetto opens it) to this file");
     run_cmd->add_flag("--json", run.json, "Print the report as one JSON object");
+    run_cmd->add_flag("--verbose", run.verbose, "List every engine queue (each DMA queue too) instead of one line per core and engine kind");
+    run_cmd->add_option("--input", run.inputs,
+                        "NAME=FILE.npy (repeatable, with --functional): the values of the program's input or weight tensor NAME. "
+                        "Shapes must match; fp32/int32/int8/uint8 tensors take float32/int32/int8/uint8 arrays, bf16 and fp8 "
+                        "tensors take float32 (rounded to nearest even), fp16 takes float16 or float32. Once any is given, "
+                        "every input and weight without data of its own must be");
+    run_cmd->add_option("--output-dir", run.output_dir,
+                        "With --functional: write every output tensor as DIR/NAME.npy (bf16, fp16 and fp8 widened to float32)");
+
+    run_cmd->add_flag("--check", run.check,
+                      "Run the race checker first (see the check command); when it finds anything, print it and do not run");
+
+    std::string check_path;
+    CLI::App* check_cmd = app.add_subcommand("check",
+        "Find races in a program: two engine queues touching the same SBUF/PSUM/memory bytes, one writing, that no "
+        "semaphore chain orders; reads of bytes nothing wrote before; tensors placed over each other; waits that "
+        "can never be satisfied. Exit 0 when clean, 1 when anything was found");
+    check_cmd->add_option("program", check_path, "Program file (neuron-as or neuron-build)")->required();
 
     nsim::tools::ServeOptions serve;
     CLI::App* serve_cmd = app.add_subcommand("serve", "Simulate serving a neuron-build model under closed-loop load");
@@ -88,6 +107,7 @@ int sc_main(int argc, char** argv) {
             return nsim::tools::run_fault(machine.or_existing_host(), fault);
         }
         if (*run_cmd) return nsim::tools::run_program(machine, run);
+        if (*check_cmd) return nsim::tools::check_program(check_path);
         if (*serve_cmd) return nsim::tools::run_serve(machine, serve);
         return 0;
     }, {{nsim::tools::kHomeVariable, nsim::tools::kHomeHelp},

@@ -14,6 +14,7 @@
 #include "core/run_report.h"
 #include "neuron-sim/model_session.h"
 #include "neuron-sim/execution_progress.h"
+#include "tensor_files.h"
 
 namespace nsim::tools {
 namespace {
@@ -70,6 +71,16 @@ int run_model(const MachineSelection& machine, const RunOptions& options, const 
     if (trace_out.is_open() && !trace_out) throw UserError("cannot write the trace file " + options.trace_file);
     const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
+    std::vector<std::filesystem::path> written;
+    if (!options.output_dir.empty()) {
+        try {
+            written = tensor_files::write_outputs(session.program(), options.output_dir,
+                                                  [&](const std::string& name) -> const std::vector<uint8_t>& { return session.output(name); });
+        } catch (const tensor_files::TensorFileError& e) {
+            throw UserError(e.what());
+        }
+    }
+
     const LatencySummary device(device_s), end_to_end(end_to_end_s);
     const uint32_t sequences = bert ? session.sequences_per_execution() : 0;
     const double throughput = bert && end_to_end.p50_ms > 0 ? sequences / (end_to_end.p50_ms / 1e3) : 0;
@@ -78,6 +89,8 @@ int run_model(const MachineSelection& machine, const RunOptions& options, const 
         nlohmann::json report = sim::core::report_json(last.engines);
         // The engines' own figures are the last execution's; these are the whole run's.
         report["model"] = name;
+        report["instance"] = spec.instance.name;
+        report["execution_pcie_bytes"] = session.execution_pcie_bytes();
         report["iterations"] = options.iterations;
         report["iteration_us"] = {{"min", 1e3 * device.min_ms}, {"mean", 1e3 * device.mean_ms}, {"max", 1e3 * device.max_ms}};
         report["load_time_ms"] = 1e3 * session.load_time_s();
@@ -88,6 +101,10 @@ int run_model(const MachineSelection& machine, const RunOptions& options, const 
                                    {"pcie_and_runtime", 1e3 * (last.runtime_call_s - last.device_s)},
                                    {"device", 1e3 * last.device_s}};
         report["run_host_seconds"] = host_s;
+        if (!options.output_dir.empty()) {
+            report["outputs"] = nlohmann::json::array();
+            for (const auto& path : written) report["outputs"].push_back(path.string());
+        }
         if (bert) {
             report["batch"] = session.batch();
             report["copies"] = session.copies();
@@ -111,16 +128,19 @@ int run_model(const MachineSelection& machine, const RunOptions& options, const 
     std::cout << "latency device     " << device.text() << "\n";
     std::cout << "latency end to end " << end_to_end.text() << "\n";
     const double pcie_and_runtime_ms = 1e3 * (last.runtime_call_s - last.device_s);
+    // The PCIe bytes beside the PCIe time: the runtime's copies of the inputs and outputs.
+    const std::string pcie = fmt::format("PCIe + runtime {:.3f} ms ({} bytes of inputs and outputs over PCIe)", pcie_and_runtime_ms,
+                                         session.execution_pcie_bytes());
     if (bert)
-        std::cout << fmt::format("                   last execution: host embedding {:.3f} ms, PCIe + runtime {:.3f} ms\n",
-                                 1e3 * last.host_embedding_s, pcie_and_runtime_ms);
+        std::cout << fmt::format("                   last execution: host embedding {:.3f} ms, {}\n", 1e3 * last.host_embedding_s, pcie);
     else
-        std::cout << fmt::format("                   last execution: PCIe + runtime {:.3f} ms\n", pcie_and_runtime_ms);
+        std::cout << fmt::format("                   last execution: {}\n", pcie);
     if (bert)
         std::cout << fmt::format("throughput         {:10.1f} inferences/s ({} sequences per execution)\n", throughput, sequences);
     std::cout << fmt::format("host time          {:10.3f} s for the whole run (load and {} execution{})\n", host_s,
                              options.iterations, options.iterations == 1 ? "" : "s");
-    std::cout << "\nlast execution on the engines:\n" << sim::core::report_text(last.engines);
+    for (const auto& path : written) std::cout << "output written     " << path.string() << "\n";
+    std::cout << "\nlast execution on the engines:\n" << sim::core::report_text(last.engines, options.verbose);
     return 0;
 }
 

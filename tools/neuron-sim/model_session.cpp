@@ -62,6 +62,13 @@ void ModelSession::report_progress_to(std::function<void(uint64_t issued, uint64
     executor_->report_progress_to(std::move(progress));
 }
 
+uint64_t ModelSession::execution_pcie_bytes() const {
+    uint64_t bytes = 0;
+    for (const auto& tensors : {inputs_, outputs_})
+        for (const auto& [name, tensor] : tensors) bytes += tensor->host.size();
+    return bytes;
+}
+
 uint32_t ModelSession::copies() const {
     return program().metadata_value("parallel") == "pipeline" ? 1 : metadata_u32(program(), "cores", 1);
 }

@@ -47,6 +47,8 @@ public:
     const isa::Container& program() const { return model_->program; }
     double load_time_s() const { return model_->load_time_s; }
     uint64_t load_pcie_bytes() const { return model_->dma_bytes; }   // code and tensors copied at load
+    // What each execution copies over PCIe: every input host->device and every output device->host.
+    uint64_t execution_pcie_bytes() const;
     uint32_t sequences_per_execution() const;   // batch x copies
     uint32_t copies() const;                    // data-parallel model copies (1 for pipeline)
     uint32_t batch() const;                     // sequences per copy per execution

@@ -2,12 +2,15 @@
 
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "common/tool_main.h"
 #include "core/program_placement.h"
 #include "isa/container_io.h"
 #include "isa/validator.h"
+#include "tensor_files.h"
 #include "validation/generation_limits.h"
+#include "neuron-sim/check_command.h"
 #include "neuron-sim/model_run_command.h"
 #include "neuron-sim/model_session.h"
 #include "neuron-sim/pairs_command.h"
@@ -40,6 +43,24 @@ isa::Container read_program(const std::vector<uint8_t>& bytes, const std::string
     }
 }
 
+// The program with its --input files as the data of those tensors (the runtime copies an input's data
+// in at each execution and loads a weight's with the program), encoded again for the runtime.
+std::vector<uint8_t> with_input_files(isa::Container program, const RunOptions& options) {
+    if (!options.functional) throw UserError("--input and --output-dir need --functional (a timing run computes no values)");
+    if (!options.pairs.empty()) throw UserError("--input and --output-dir do not combine with --pairs (it makes its own inputs)");
+    std::map<std::string, std::filesystem::path> files;
+    try {
+        for (const std::string& text : options.inputs) {
+            auto [name, path] = tensor_files::parse_binding(text);
+            if (!files.emplace(name, path).second) throw UserError("--input " + name + " is given twice");
+        }
+        tensor_files::bind_inputs(program, files);
+    } catch (const tensor_files::TensorFileError& e) {
+        throw UserError(e.what());
+    }
+    return isa::write_container(program);
+}
+
 }  // namespace
 
 std::ofstream open_trace_file(const RunOptions& options) {
@@ -54,14 +75,20 @@ std::ofstream open_trace_file(const RunOptions& options) {
 // ringing the device (one path, DESIGN.md); only --pairs needs a BERT model.
 int run_program(const MachineSelection& machine, const RunOptions& options) {
     const config::HostSpec spec = machine.resolve();
-    const std::vector<uint8_t> bytes = isa::read_file(options.program);
-    const isa::Container program = read_program(bytes, options.program);
+    std::vector<uint8_t> bytes = isa::read_file(options.program);
+    isa::Container program = read_program(bytes, options.program);
+    if (!options.inputs.empty() || !options.output_dir.empty()) {
+        bytes = with_input_files(std::move(program), options);
+        program = read_program(bytes, options.program);
+    }
     if (!options.pairs.empty()) {
         if (!is_built_model(program))
             throw UserError("--pairs needs a BERT model built by neuron-build; " + options.program + " is a bare program");
         return run_pairs(machine, options, bytes, program);
     }
     check_runnable(program, machine, spec);
+    if (options.check && print_check_findings(program, options.program, std::cerr) > 0)
+        return kExitUserError;   // the findings are the message, one per line
     return run_model(machine, options, bytes);
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "neuron-sim/machine_selection.h"
 
@@ -18,6 +19,11 @@ struct RunOptions {
     bool functional = false;
     std::string trace_file;   // empty: no trace
     bool json = false;
+    bool verbose = false;     // the engines' report lists every queue, not one line per core and engine kind
+    bool check = false;       // race-check the program first and refuse to run it when anything is found
+    // Tensors in and out (--functional): NAME=FILE.npy per input or weight, and where outputs go as NAME.npy.
+    std::vector<std::string> inputs;
+    std::string output_dir;   // empty: outputs are not written
     // Sentence-pair classification (built models, --functional): see pairs_command.h.
     std::string pairs;        // MRPC-format file; empty: a plain run
     std::string predictions;  // one line per pair; empty: none

@@ -1,0 +1,130 @@
+// `neuron-sim check` and `run --check` as a user runs them: the shipped examples and neuron-build's
+// programs are clean; the tiled GEMM example with one semaphore wait removed, or with a tensor placed
+// over another, is flagged with both instructions (or both tensors) named.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "common/command_runner.h"
+#include "common/temp_directory.h"
+
+namespace nsim {
+namespace {
+
+const std::string kExamples = std::string(NSIM_CONFIG_DIR) + "/../isa/examples/";
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+class RaceCheck : public ::testing::Test {
+protected:
+    // Assembles `source` text into DIR/name.bin and returns its path.
+    std::string assemble(const std::string& name, const std::string& source) {
+        const std::string s = (dir_.path() / (name + ".s")).string(), bin = (dir_.path() / (name + ".bin")).string();
+        std::ofstream(s) << source;
+        const auto r = test::run_command(test::tool_path("neuron-as") + " " + s + " -o " + bin);
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        return bin;
+    }
+    test::CommandResult check(const std::string& bin) { return test::run_command(test::tool_path("neuron-sim") + " check " + bin); }
+    // The GEMM example with `from` replaced by `to` (which must be there).
+    std::string gemm_with(const std::string& from, const std::string& to) {
+        std::string text = read_text(kExamples + "tiled_gemm_double_buffered.s");
+        const size_t at = text.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        return text.replace(at, from.size(), to);
+    }
+
+    test::TempDirectory dir_;
+};
+
+TEST_F(RaceCheck, ShippedExamplesAreClean) {
+    for (const char* name : {"tiled_gemm_double_buffered", "layernorm_softmax", "collectives_two_cores"}) {
+        const auto r = check(assemble(name, read_text(kExamples + name + ".s")));
+        EXPECT_EQ(r.exit_code, 0) << name << ":\n" << r.out << r.err;
+        EXPECT_NE(r.out.find("clean"), std::string::npos) << r.out;
+    }
+}
+
+TEST_F(RaceCheck, NeuronBuildProgramsAreClean) {
+    const auto dir = dir_.path();
+    std::ofstream(dir / "config.json") << R"({"vocab_size": 120, "hidden_size": 128, "num_hidden_layers": 2,
+        "num_attention_heads": 2, "intermediate_size": 256, "max_position_embeddings": 64})";
+    for (const std::string options : {"--seq 16 --batch 1 --cores 1 --dtype fp32", "--seq 32 --batch 2 --cores 2 --dtype bf16",
+                                      "--seq 16 --batch 1 --cores 2 --parallel pipeline --dtype bf16"}) {
+        const std::string model = (dir / "model.bin").string();
+        const auto built = test::run_command(test::tool_path("neuron-build") + " bert --model " + (dir / "config.json").string() +
+                                             " " + options + " --instance inf2.xlarge -o " + model);
+        ASSERT_EQ(built.exit_code, 0) << options << ": " << built.err;
+        const auto r = check(model);
+        EXPECT_EQ(r.exit_code, 0) << options << ":\n" << r.out << r.err;
+    }
+}
+
+// Without the wait for both matmuls of column tile 0, ACT may read PSUM bank 0 while PE still writes it.
+TEST_F(RaceCheck, TheGemmWithOneWaitRemovedIsFlagged) {
+    const std::string racy = gemm_with("reduce_dst=none, wait=mm_done>=2, signal=evacuated", "reduce_dst=none, signal=evacuated");
+    const auto r = check(assemble("racy", racy));
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    // A line names the PSUM bank and both instructions: the second matmul into bank 0, the evacuation.
+    const size_t at = r.out.find("race on PSUM partition 0 byte 0: ");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    const std::string first = r.out.substr(at, r.out.find('\n', at) - at);
+    EXPECT_NE(first.find("race on PSUM partition 0 byte 0: "), std::string::npos) << r.out;
+    EXPECT_NE(first.find("core 0 pe #1 (matmul)"), std::string::npos) << r.out;
+    EXPECT_NE(first.find("core 0 act #0 (activation)"), std::string::npos) << r.out;
+    EXPECT_NE(first.find("no semaphore orders them"), std::string::npos) << r.out;
+}
+
+// Without the wait for the store of output buffer 0, ACT may overwrite it while dma1 still reads it.
+TEST_F(RaceCheck, AWriteOverWhatAnotherQueueReadsIsFlagged) {
+    const auto r = check(assemble("war", gemm_with("act nop wait=stored>=1", "act nop")));
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_NE(r.out.find("race on SBUF"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("core 0 dma1 #0 (dma_copy) and core 0 act #3 (activation) writes what the first reads"), std::string::npos)
+        << r.out;
+}
+
+TEST_F(RaceCheck, TensorsPlacedOverEachOtherAreFlagged) {
+    const auto r = check(assemble("overlap", gemm_with(".tensor C output fp32 [128, 2048] device 0x110000",
+                                                       ".tensor C output fp32 [128, 2048] device 0x8000")));
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_NE(r.out.find("tensors 'A' [0x0, 0x10000) and 'C' [0x8000, 0x108000) are placed over each other"), std::string::npos)
+        << r.out;
+}
+
+TEST_F(RaceCheck, AReadOfBytesNothingWroteIsFlagged) {
+    const std::string unwritten = gemm_with("src=fp32 psum[0:128] +2048 [[1,512]], func=identity, scale=1, bias=none, reduce_op=none, reduce_dst=none, wait=mm_done>=4",
+                                            "src=fp32 psum[0:128] +8192 [[1,512]], func=identity, scale=1, bias=none, reduce_op=none, reduce_dst=none, wait=mm_done>=4");
+    const auto r = check(assemble("unwritten", unwritten));
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_NE(r.out.find("core 0 act #1 (activation) reads PSUM partition 0 byte 8192 that nothing wrote before it"), std::string::npos)
+        << r.out;
+}
+
+TEST_F(RaceCheck, RunCheckRefusesARacyProgramAndRunsACleanOne) {
+    const std::string racy = assemble("racy", gemm_with("reduce_dst=none, wait=mm_done>=2, signal=evacuated", "reduce_dst=none, signal=evacuated"));
+    const auto refused = test::run_command(test::tool_path("neuron-sim") + " -i trn1.2xlarge run --check " + racy);
+    EXPECT_EQ(refused.exit_code, 1);
+    EXPECT_NE(refused.err.find("race on PSUM"), std::string::npos) << refused.err;
+    EXPECT_EQ(refused.out.find("latency"), std::string::npos) << refused.out;
+    const std::string clean = assemble("clean", read_text(kExamples + "tiled_gemm_double_buffered.s"));
+    const auto ran = test::run_command(test::tool_path("neuron-sim") + " -i trn1.2xlarge run --check " + clean);
+    EXPECT_EQ(ran.exit_code, 0) << ran.err;
+    EXPECT_NE(ran.out.find("latency"), std::string::npos) << ran.out;
+}
+
+TEST_F(RaceCheck, AnUnreadableProgramIsOneLine) {
+    const auto r = check((dir_.path() / "nope.bin").string());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(test::count_lines(r.err), 1) << r.err;
+}
+
+}  // namespace
+}  // namespace nsim
