@@ -6,28 +6,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "fuzz_limits.h"
 #include "isa/container_io.h"
 #include "isa/text_format.h"
 #include "isa/validator.h"
 
 namespace {
-
-// A fictitious generation; the fuzzer checks robustness, not any real chip's numbers.
-nsim::isa::GenerationLimits fuzz_limits(uint32_t generation) {
-    nsim::isa::GenerationLimits l;
-    l.generation = generation;
-    l.engines = nsim::isa::table_names::ANY_ENGINE;
-    l.sbuf_partitions = 64;
-    l.sbuf_bytes_per_partition = 4096;
-    l.psum_partitions = 64;
-    l.psum_bytes_per_partition = 1024;
-    l.max_contraction = 64;
-    l.max_stationary_free = 64;
-    l.max_moving_free = 256;
-    l.semaphores = 16;
-    l.dma_queues = 4;
-    return l;
-}
 
 uint32_t crc32(const uint8_t* p, size_t n) {
     boost::crc_32_type crc;
@@ -73,7 +57,7 @@ void exercise(const uint8_t* data, size_t size) {
     } catch (const nsim::isa::ContainerError&) {
         return;
     }
-    const auto diagnostics = nsim::isa::validate(container, fuzz_limits(container.generation));
+    const auto diagnostics = nsim::isa::validate(container, nsim::isa::fuzz::limits(container.generation));
     for (const auto& d : diagnostics) (void)d.text();
     const std::string text = nsim::isa::disassemble(container);
     const auto bytes = nsim::isa::write_container(container);

@@ -17,6 +17,15 @@
 #include "neuron-sim/sliced_run.h"
 
 namespace nsim::tools {
+// The container's own message does not say which file it is about.
+isa::Container read_program(const std::vector<uint8_t>& bytes, const std::string& path) {
+    try {
+        return isa::read_container(bytes);
+    } catch (const isa::ContainerError& e) {
+        throw UserError(path + ": " + e.what());
+    }
+}
+
 namespace {
 
 void validate_for_machine(const isa::Container& program, const MachineSelection& machine) {
@@ -26,15 +35,6 @@ void validate_for_machine(const isa::Container& program, const MachineSelection&
     if (problems.empty()) return;
     std::string more = problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : "";
     throw UserError("invalid program: " + problems.front().text() + more);
-}
-
-// The container's own message does not say which file it is about.
-isa::Container read_program(const std::vector<uint8_t>& bytes, const std::string& path) {
-    try {
-        return isa::read_container(bytes);
-    } catch (const isa::ContainerError& e) {
-        throw UserError(path + ": " + e.what());
-    }
 }
 
 // How often (host time) a long run tells the host state how busy its cores were, for neuron-top.
