@@ -10,8 +10,11 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${NSIM_SANITIZE_BUILD_DIR:-$root/build-asan}
 
 # The CI subset: what reads user files and host state, and what validates programs.
-ci_targets=(isa_tests isa_cli_tests config_test driver_test hostile_inputs_test hostile_values_test)
-ci_tests='^(Validator|Container|Assembler|Encoding|NeuronAsCli|NeuronObjdumpCli|Config|Quantity|HostState|Probe|Module|Reset|Mailbox|HostileInputs|HostileValues|DamagedRecord|DamagedMachine|FaultSwitch|HostHome)'
+ci_targets=(isa_tests isa_cli_tests config_test driver_test runtime_test hostile_inputs_test hostile_values_test)
+ci_tests='^(Encoding|ContainerReader|Validator|Assembler|Examples|FormatDoc|NeuronAsCli|NeuronObjdumpCli|Config|AllShipped/'
+ci_tests+='|IdList|Probe|Shipped/ProbeEveryInstance|Mailbox|Reset|FirmwareReset|Memory|Dma|Module|HostState'
+ci_tests+='|Kinds/DamagedRecord|DamagedRecord|Kinds/DamagedMachine|DamagedMachine|FaultSwitch|HostHome|MultiProcess'
+ci_tests+='|HostileInputs|HostileValues)'
 
 targets=()
 test_filter=()
