@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds with AddressSanitizer + UndefinedBehaviorSanitizer (NSIM_SANITIZE=ON) into build-asan/ (or
 # $NSIM_SANITIZE_BUILD_DIR) and runs the tests there. Any sanitizer report fails the test it comes from.
-#   tools/scripts/sanitize.sh                 every target, every test (long: about an hour on 2 cores)
+#   tools/scripts/sanitize.sh                 every target, every test (a second full build: long)
 #   tools/scripts/sanitize.sh --ci            the subset CI runs: parsing, validator, driver, host state
 #                                             and hostile-input tests, and only the targets they need
 # Other arguments go to cmake's configure step.
