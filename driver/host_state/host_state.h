@@ -49,12 +49,20 @@ public:
     Lock lock() const;
 
     // machine.json: nothing before the host was first brought up.
+    // A damaged file (unparsable, a value out of its field's range) is a HostStateError that says
+    // modprobe rebuilds it.
     std::optional<MachineRecord> read_machine() const;
+    // For modprobe: a damaged machine.json reads as absent (moved aside to machine.json.damaged,
+    // `damage` says what was wrong) so that the bring-up writes a new one - refused while a process
+    // uses the host, whose devices the bring-up would reset.
+    std::optional<MachineRecord> read_machine_repairing(std::string& damage) const;
     void write_machine(const MachineRecord& machine) const;   // hold the lock
 
     // processes/<pid>.json of live processes; stale records are removed as they are found, under the
     // lock. write_process takes the lock too, so a record of a process that reuses a dead one's pid
-    // is never removed as the dead one's.
+    // is never removed as the dead one's. Fail closed: a record that cannot be read while its pid
+    // runs, or a missing one whose process still holds its processes/<pid>.lock, is reported as a
+    // claim on every device and core (ProcessRecord::unreadable says why).
     std::vector<ProcessRecord> live_processes() const;
     std::optional<ProcessRecord> read_process(int pid) const;
     void write_process(const ProcessRecord& process) const;
@@ -83,6 +91,9 @@ public:
 
 private:
     std::optional<nlohmann::json> read_json(const std::filesystem::path& file) const;
+    std::optional<MachineRecord> read_machine_as_written() const;
+    std::optional<ProcessRecord> live_record(int pid) const;
+    ProcessRecord unreadable_claim(int pid, const std::string& why) const;
 
     std::string instance_;
     std::filesystem::path dir_;

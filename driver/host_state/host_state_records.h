@@ -92,6 +92,9 @@ struct ProcessRecord {
     std::vector<ModelRecord> models;
     std::map<MemoryChannelId, uint64_t> device_memory_bytes;  // allocated, by device-memory channel
     uint64_t host_memory_bytes = 0;
+    // Not stored: set on the claim HostState reports for a live process whose record is damaged or
+    // missing, which holds every device and core of the host until that process exits (fail closed).
+    std::string unreadable;
 
     uint64_t device_memory_on(unsigned device) const;   // over the device's channels
 };

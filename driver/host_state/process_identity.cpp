@@ -54,7 +54,7 @@ ProcessRecord ProcessIdentity::record() const {
     return record;
 }
 
-bool ProcessIdentity::alive() const {
+bool ProcessIdentity::pid_running(int pid) {
     if (pid <= 0) return false;
     if (kill(pid, 0) != 0 && errno != EPERM) return false;
     // A zombie has exited: it holds nothing any more.
@@ -64,7 +64,9 @@ bool ProcessIdentity::alive() const {
         const auto close = text.rfind(')');
         if (close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z') return false;
     }
-    return start_time_of(pid) == start_time;
+    return true;
 }
+
+bool ProcessIdentity::alive() const { return pid_running(pid) && start_time_of(pid) == start_time; }
 
 }  // namespace nsim::driver

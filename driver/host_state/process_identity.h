@@ -17,6 +17,8 @@ struct ProcessIdentity {
 
     static ProcessIdentity self();
     bool alive() const;
+    // Whether some process (not a zombie) has this pid, whoever it is.
+    static bool pid_running(int pid);
     // Its entry in the host state, holding nothing yet.
     ProcessRecord record() const;
 };

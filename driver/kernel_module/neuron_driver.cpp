@@ -135,7 +135,9 @@ std::vector<std::string> NeuronDriver::modprobe() {
     const config::ChipSpec& chip = spec_.chip;
     // Held for the whole bring-up: nobody sees a device in RESET unless its resetter died.
     HostState::Lock lock = state_.lock();
-    const auto previous = state_.read_machine();
+    std::string damage;
+    const auto previous = state_.read_machine_repairing(damage);
+    if (!damage.empty()) log_.print(fmt::format("{}; rebuilt with fresh counters", damage));
     if (previous && previous->driver_loaded) {
         if (devices_.empty()) probe();
         return {};

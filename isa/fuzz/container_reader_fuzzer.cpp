@@ -9,23 +9,14 @@
 #include "isa/container_io.h"
 #include "isa/text_format.h"
 #include "isa/validator.h"
+#include "isa_test_support.h"  // tests/isa: the made-up generation the isa tests use
 
 namespace {
 
-// A fictitious generation; the fuzzer checks robustness, not any real chip's numbers.
-nsim::isa::GenerationLimits fuzz_limits(uint32_t generation) {
-    nsim::isa::GenerationLimits l;
+// The fuzzers check robustness, not any real chip's numbers: the isa tests' made-up generation.
+nsim::isa::GenerationLimits limits_for(uint32_t generation) {
+    nsim::isa::GenerationLimits l = nsim::isa::test::made_up_limits();
     l.generation = generation;
-    l.engines = nsim::isa::table_names::ANY_ENGINE;
-    l.sbuf_partitions = 64;
-    l.sbuf_bytes_per_partition = 4096;
-    l.psum_partitions = 64;
-    l.psum_bytes_per_partition = 1024;
-    l.max_contraction = 64;
-    l.max_stationary_free = 64;
-    l.max_moving_free = 256;
-    l.semaphores = 16;
-    l.dma_queues = 4;
     return l;
 }
 
@@ -73,7 +64,7 @@ void exercise(const uint8_t* data, size_t size) {
     } catch (const nsim::isa::ContainerError&) {
         return;
     }
-    const auto diagnostics = nsim::isa::validate(container, fuzz_limits(container.generation));
+    const auto diagnostics = nsim::isa::validate(container, limits_for(container.generation));
     for (const auto& d : diagnostics) (void)d.text();
     const std::string text = nsim::isa::disassemble(container);
     const auto bytes = nsim::isa::write_container(container);

@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "byte_io.h"
+#include "isa/bounded_file.h"
 #include "isa/encoding.h"
 #include "isa/stream_cache.h"
 
@@ -18,6 +19,10 @@ namespace nsim::isa {
 namespace {
 
 constexpr char kMagic[8] = {'N', 'S', 'I', 'M', 'E', 'X', 'E', '\0'};
+// read_file holds the whole container in host memory. The largest program neuron-build makes,
+// BERT-large with fp32 weights, is about 1.4 GB; 16 GiB leaves room for many times that and stops
+// /dev/zero or a huge sparse file long before the host runs out of memory.
+constexpr uint64_t kMaxContainerBytes = uint64_t(16) << 30;
 constexpr size_t kHeaderCrcOffset = 60;
 constexpr size_t kSectionAlignment = 16;
 constexpr size_t kDataAlignment = 64;
@@ -46,12 +51,21 @@ struct PendingSection {
     const PendingSection* same_as = nullptr;  // an earlier stream with the same bytes, stored once
 };
 
+// Names are stored behind a u16 length (FORMAT.md); a longer one would wrap and make a file that
+// no reader can read back, so the writer refuses it.
+uint16_t name_length(const std::string& name, const char* what) {
+    if (name.size() > 0xFFFF)
+        throw ContainerError(std::string(what) + " '" + name.substr(0, 32) + "...' is " + std::to_string(name.size()) +
+                             " bytes long; the format holds at most 65535");
+    return uint16_t(name.size());
+}
+
 std::vector<uint8_t> metadata_bytes(const Container& c) {
     std::vector<uint8_t> out;
     bytes::Writer w(out);
     w.u32(uint32_t(c.metadata.size()));
     for (const auto& [key, value] : c.metadata) {
-        w.u16(uint16_t(key.size()));
+        w.u16(name_length(key, "metadata key"));
         w.raw(key.data(), key.size());
         w.u32(uint32_t(value.size()));
         w.raw(value.data(), value.size());
@@ -65,7 +79,7 @@ std::vector<uint8_t> semaphore_name_bytes(const Container& c) {
     w.u32(uint32_t(c.semaphore_names.size()));
     for (const auto& s : c.semaphore_names) {
         w.u32(s.index);
-        w.u16(uint16_t(s.name.size()));
+        w.u16(name_length(s.name, "semaphore name"));
         w.raw(s.name.data(), s.name.size());
     }
     return out;
@@ -103,7 +117,7 @@ std::vector<uint8_t> tensor_table_bytes(const Container& c, const std::vector<ui
     w.u32(uint32_t(c.tensors.size()));
     for (size_t i = 0; i < c.tensors.size(); ++i) {
         const TensorInfo& t = c.tensors[i];
-        w.u16(uint16_t(t.name.size()));
+        w.u16(name_length(t.name, "tensor name"));
         w.raw(t.name.data(), t.name.size());
         w.u8(uint8_t(t.role));
         w.u8(uint8_t(t.dtype));
@@ -524,16 +538,18 @@ Container read_container(const uint8_t* data, size_t size) {
 Container read_container(const std::vector<uint8_t>& bytes) { return read_container(bytes.data(), bytes.size()); }
 
 std::vector<uint8_t> read_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ContainerError("cannot open " + path.string() + ": " + std::strerror(errno));
-    // One read of the whole file (a byte-at-a-time stream iterator took seconds for a model with weights).
-    std::error_code size_error;
-    const uintmax_t size = std::filesystem::file_size(path, size_error);
-    if (size_error) throw ContainerError("cannot read " + path.string() + ": " + size_error.message());
-    std::vector<uint8_t> bytes(size);
-    in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size()));
-    if (in.bad() || in.gcount() != std::streamsize(bytes.size())) throw ContainerError("cannot read " + path.string() + ": " + std::strerror(errno));
-    return bytes;
+    // The magic is checked on the first bytes, so /dev/zero or a huge file of anything else is
+    // refused before it is read (a file shorter than a header is left for read_container to call
+    // truncated).
+    const HeadCheck magic{kHeaderBytes, [&](const uint8_t* data, size_t size) {
+        if (size == kHeaderBytes && std::memcmp(data, kMagic, sizeof kMagic) != 0)
+            throw ContainerError(path.string() + ": header: wrong magic (not a neuron-sim executable)");
+    }};
+    try {
+        return read_bounded_file(path, kMaxContainerBytes, "container", magic);
+    } catch (const FileError& e) {
+        throw ContainerError(e.what());
+    }
 }
 
 void write_file(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {

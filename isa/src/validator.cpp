@@ -105,11 +105,19 @@ private:
             report(i, label + ": partition count is 0");
             return false;
         }
-        for (size_t d = 0; d < ap.dim_count; ++d)
+        Wide elements = ap.partition_count;  // each factor < 2^33, so checked step by step it never overflows
+        for (size_t d = 0; d < ap.dim_count; ++d) {
             if (ap.dims[d].count == 0) {
                 report(i, label + ": free dimension " + std::to_string(d) + " has count 0");
                 return false;
             }
+            elements *= ap.dims[d].count;
+            if (elements > Wide(kMaxOperandElements)) {
+                report(i, label + ": names more than " + std::to_string(kMaxOperandElements) +
+                              " elements (the most one operand may)");
+                return false;
+            }
+        }
         const Wide element = size_in_bytes(ap.dtype);
         Wide low = ap.min_free_index(), high = ap.max_free_index();
         if (is_partitioned(ap.space)) {

@@ -1,6 +1,5 @@
 // config.json <-> BertConfig. Keys BERT does not use (dropout, architectures, ...) are ignored, as
 // transformers ignores them; keys that would change the model's function must hold values we implement.
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -8,11 +7,15 @@
 
 #include "bert/bert_config.h"
 #include "common/input_error.h"
+#include "common/input_file.h"
 
 namespace nsim::kernels {
 namespace {
 
 using nlohmann::json;
+
+// transformers' config.json files are about 1 KB (a large id2label map stays under 1 MiB).
+constexpr uint64_t kMaxConfigJsonBytes = uint64_t(4) << 20;
 
 [[noreturn]] void fail(const std::string& source, std::string_view key, const std::string& problem) {
     throw InputError(fmt::format("{}: key '{}': {}", source, key, problem));
@@ -112,11 +115,9 @@ BertConfig parse_bert_config(const json& object, const std::string& source) {
 
 BertConfig read_bert_config(const std::filesystem::path& path) {
     const std::string source = path.string();
-    std::ifstream in(path);
-    if (!in) throw InputError(fmt::format("{}: cannot open the model config", source));
     json object;
     try {
-        object = json::parse(in);
+        object = json::parse(read_input_text(path, kMaxConfigJsonBytes, "model config"));
     } catch (const json::parse_error& e) {
         throw InputError(fmt::format("{}: not valid JSON ({})", source, e.what()));
     }

@@ -1,8 +1,11 @@
 #include "bert/bert_weights.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "common/input_error.h"
 
 namespace nsim::kernels {
 namespace {
@@ -58,6 +61,26 @@ std::vector<BertTensorSlot> bert_tensor_slots(BertWeights& weights, bool with_em
     list.linear("bert.pooler.dense", weights.pooler, hidden, hidden);
     list.linear("classifier", weights.classifier, static_cast<size_t>(c.num_labels), hidden);
     return std::move(list.slots);
+}
+
+BertWeights bert_weights_to_load(const BertConfig& config, bool with_embeddings, size_t checkpoint_tensors,
+                                 const std::string& source) {
+    BertWeights one;
+    one.config = config;
+    one.layers.resize(1);
+    size_t per_layer = 0;
+    for (const BertTensorSlot& slot : bert_tensor_slots(one, false))
+        if (slot.name.find(".layer.0.") != std::string::npos) ++per_layer;
+    const uint64_t layers_possible = checkpoint_tensors / std::max<size_t>(per_layer, 1);
+    if (uint64_t(config.num_hidden_layers) > layers_possible)
+        throw InputError(fmt::format("{}: num_hidden_layers is {}, but the checkpoint holds {} tensors, enough for at "
+                                     "most {} layers", source, config.num_hidden_layers, checkpoint_tensors,
+                                     layers_possible));
+    BertWeights weights;
+    weights.config = config;
+    if (with_embeddings) weights.embeddings.emplace();
+    weights.layers.resize(static_cast<size_t>(config.num_hidden_layers));
+    return weights;
 }
 
 BertWeights make_empty_bert_weights(const BertConfig& config, bool with_embeddings) {

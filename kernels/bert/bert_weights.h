@@ -63,4 +63,10 @@ std::vector<BertTensorSlot> bert_tensor_slots(BertWeights& weights, bool with_em
 // shaped but zero; loaders then fill the slots.
 BertWeights make_empty_bert_weights(const BertConfig& config, bool with_embeddings);
 
+// BertWeights with the config's layers in place but no tensor allocated, for a loader that fills
+// each slot from a checkpoint of `checkpoint_tensors` tensors. A num_hidden_layers needing more
+// tensors than that is an InputError naming `source`, raised before anything is allocated.
+BertWeights bert_weights_to_load(const BertConfig& config, bool with_embeddings, size_t checkpoint_tensors,
+                                 const std::string& source);
+
 }  // namespace nsim::kernels

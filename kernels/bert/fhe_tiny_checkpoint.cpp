@@ -1,5 +1,6 @@
 #include "bert/fhe_tiny_checkpoint.h"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 
@@ -8,16 +9,23 @@
 
 #include "bert/little_endian.h"
 #include "common/input_error.h"
+#include "common/input_file.h"
 
 namespace nsim::kernels {
 namespace {
 
 using nlohmann::json;
 
-std::vector<uint8_t> read_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(fmt::format("{}: cannot open", path.string()));
-    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+// An index lists a few hundred tensors, a few tens of KB.
+constexpr uint64_t kMaxIndexBytes = uint64_t(16) << 20;
+
+// The index names every byte the loader reads, so a data file is never read past what it needs.
+std::vector<uint8_t> read_file(const std::filesystem::path& path, uint64_t max_bytes) {
+    try {
+        return isa::read_bounded_file(path, max_bytes, "weights file");
+    } catch (const isa::FileError& e) {
+        throw InputError(e.what());
+    }
 }
 
 std::vector<float> decode_le_f32(const uint8_t* bytes, size_t count) {
@@ -33,11 +41,9 @@ struct IndexEntry {
 };
 
 std::map<std::string, IndexEntry> read_index(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    if (!in) throw InputError(fmt::format("{}: cannot open", path.string()));
     json index;
     try {
-        index = json::parse(in);
+        index = json::parse(read_input_text(path, kMaxIndexBytes, "weights index"));
     } catch (const json::parse_error& e) {
         throw InputError(fmt::format("{}: not valid JSON ({})", path.string(), e.what()));
     }
@@ -64,9 +70,11 @@ BertWeights load_fhe_tiny_checkpoint(const std::filesystem::path& dir) {
     const std::filesystem::path index_path = dir / "weights.json";
     const std::filesystem::path data_path = dir / "weights.bin";
     const auto index = read_index(index_path);
-    const std::vector<uint8_t> data = read_file(data_path);
+    uint64_t data_end = 0;
+    for (const auto& [name, entry] : index) data_end = std::max(data_end, entry.offset + std::min(entry.nbytes, ~entry.offset));
+    const std::vector<uint8_t> data = read_file(data_path, data_end);
 
-    BertWeights weights = make_empty_bert_weights(config, false);
+    BertWeights weights = bert_weights_to_load(config, false, index.size(), (dir / "config.json").string());
     for (BertTensorSlot& slot : bert_tensor_slots(weights, false)) {
         auto it = index.find(slot.name);
         if (it == index.end())
@@ -88,8 +96,8 @@ BertWeights load_fhe_tiny_checkpoint(const std::filesystem::path& dir) {
 }
 
 Tensor read_raw_f32(const std::filesystem::path& path, const Shape& shape) {
-    const std::vector<uint8_t> data = read_file(path);
     const size_t count = element_count(shape);
+    const std::vector<uint8_t> data = read_file(path, uint64_t(count) * 4);
     if (data.size() != count * 4)
         throw InputError(fmt::format("{}: {} bytes, but fp32 {} needs {}", path.string(), data.size(),
                                      shape_to_string(shape), count * 4));

@@ -1,5 +1,6 @@
 #include "bert/hf_checkpoint.h"
 
+#include <algorithm>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -44,6 +45,8 @@ BertWeights load_hf_checkpoint(const std::filesystem::path& dir) {
         throw InputError(fmt::format("{}: not a checkpoint directory (expected config.json and model.safetensors)",
                                      dir.string()));
     const std::filesystem::path model_path = dir / "model.safetensors";
+    if (std::filesystem::is_directory(model_path, ec))
+        throw InputError(fmt::format("{}: is a directory, not a safetensors file", model_path.string()));
     if (!std::filesystem::exists(model_path, ec)) {
         const bool has_bin = std::filesystem::exists(dir / "pytorch_model.bin", ec);
         throw InputError(fmt::format("{}: no such file{}", model_path.string(),
@@ -52,10 +55,7 @@ BertWeights load_hf_checkpoint(const std::filesystem::path& dir) {
     const BertConfig config = read_bert_config(dir / "config.json");
     const SafetensorsReader reader(model_path);
 
-    BertWeights weights;
-    weights.config = config;
-    weights.embeddings.emplace();
-    weights.layers.resize(static_cast<size_t>(config.num_hidden_layers));
+    BertWeights weights = bert_weights_to_load(config, true, reader.tensors().size(), (dir / "config.json").string());
     for (BertTensorSlot& slot : bert_tensor_slots(weights, true)) {
         const SafetensorsTensorInfo* found = nullptr;
         for (const std::string& name : candidate_names(slot))

@@ -107,8 +107,10 @@ private:
 SafetensorsReader::SafetensorsReader(const std::filesystem::path& path) : path_(path) {
     const std::string source = path.string();
     std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw InputError(fmt::format("{}: is a directory, not a safetensors file", source));
     if (!std::filesystem::is_regular_file(path, ec))
-        throw InputError(fmt::format("{}: no such file", source));
+        throw InputError(fmt::format("{}: {}", source, std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
     const uint64_t file_size = std::filesystem::file_size(path, ec);
     file_.open(path, std::ios::binary);
     if (!file_ || ec) throw InputError(fmt::format("{}: cannot open", source));

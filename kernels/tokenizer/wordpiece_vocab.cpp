@@ -1,16 +1,20 @@
 #include "tokenizer/wordpiece_vocab.h"
 
-#include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "common/input_error.h"
+#include "common/input_file.h"
 
 namespace nsim::kernels {
+namespace {
+// BERT's uncased vocabulary is 226 KB (30,522 tokens); multilingual ones stay under 2 MB.
+constexpr uint64_t kMaxVocabBytes = uint64_t(64) << 20;
+}  // namespace
 
 WordPieceVocab WordPieceVocab::load(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(fmt::format("{}: cannot open the vocabulary", path.string()));
+    std::istringstream in(read_input_text(path, kMaxVocabBytes, "vocabulary"));
     std::vector<std::string> tokens;
     std::string line;
     while (std::getline(in, line)) {

@@ -2,7 +2,12 @@
 
 #include "config/device_interface_reader.h"
 
+#include <limits>
+
 #include <fmt/format.h>
+
+#include "isa/container.h"
+#include "isa/instruction.h"
 
 namespace nsim::config {
 namespace {
@@ -148,8 +153,18 @@ NeuronCoreSpec read_neuron_core(const ConfigNode& node) {
     core.sbuf = read_on_chip_memory(node.at("sbuf"), false);
     core.psum = read_on_chip_memory(node.at("psum"), true);
     core.semaphores = positive_u32(node.at("semaphores"));
+    // Instructions name a semaphore in 16 bits, all ones meaning none (isa/instruction.h).
+    if (core.semaphores > isa::kNoSemaphore)
+        node.at("semaphores").fail(fmt::format("{} is more than the {} an instruction can name", core.semaphores,
+                                               unsigned(isa::kNoSemaphore)));
     core.dma_engines = positive_u32(node.at("dma_engines"));
     core.dma_queues_per_engine = positive_u32(node.at("dma_queues_per_engine"));
+    // A program names a core's DMA queue in 8 bits (isa/container.h).
+    constexpr uint64_t kQueueNumbers = uint64_t(std::numeric_limits<decltype(isa::InstructionStream::queue)>::max()) + 1;
+    if (uint64_t(core.dma_engines) * core.dma_queues_per_engine > kQueueNumbers)
+        node.at("dma_queues_per_engine").fail(fmt::format("{} engines x {} queues is more than the {} DMA queues a "
+                                                          "program can name",
+                                                          core.dma_engines, core.dma_queues_per_engine, kQueueNumbers));
     core.dma_engine_bytes_per_s = positive(node.at("dma_engine_bytes_per_s"),
                                            Quantity::bytes_per_second);
     core.dma_transfer_overhead_s = node.at("dma_transfer_overhead_s").as_quantity(Quantity::seconds);
@@ -274,6 +289,15 @@ ChipSpec read_chip(const ConfigNode& node, const NeuronCoreSpec& core) {
             if (bar.role == "registers") register_bar_bytes = bar.size_bytes;
         chip.registers = read_register_map(*registers, register_bar_bytes, chip.cores_per_device,
                                            chip.cores_per_device * chip.core.dma_engines, chip.memory.channels);
+        // Each engine's queue blocks must stay inside its M2S and S2M register files, or queue n of
+        // one engine would be another engine's registers.
+        const UdmaRegisterSpec& udma = chip.registers.udma;
+        const uint64_t queue_blocks = udma.queues + uint64_t(chip.core.dma_queues_per_engine) * udma.queue_stride;
+        if (queue_blocks > udma.s2m || udma.s2m + queue_blocks > udma.engine_stride)
+            registers->fail(fmt::format("{} DMA queues per engine ({:#x} bytes of queue registers from {:#x}) do not fit "
+                                        "in an engine's register files (s2m at {:#x}, engine_stride {:#x})",
+                                        chip.core.dma_queues_per_engine, chip.core.dma_queues_per_engine * udma.queue_stride,
+                                        udma.queues, udma.s2m, udma.engine_stride));
     }
     if (const auto firmware = node.find("firmware")) chip.firmware = read_firmware(*firmware);
     if (const auto driver = node.find("driver")) chip.driver = read_driver(*driver);

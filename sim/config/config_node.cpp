@@ -158,6 +158,11 @@ double ConfigNode::as_quantity(Quantity kind) const {
     if (!is_scalar()) fail_expected(quantity_description(kind));
     const auto value = parse_quantity(node_.Scalar(), kind);
     if (!value) fail_expected(quantity_description(kind));
+    // Simulated time is 64-bit picoseconds (213 days) and sums of these durations must stay inside
+    // it; no chip or driver timing comes near a day.
+    constexpr double kMostSeconds = 86400;
+    if (kind == Quantity::seconds && *value > kMostSeconds)
+        fail(fmt::format("{} is longer than a day, beyond any hardware or driver timing", quote(node_.Scalar())));
     return *value;
 }
 

@@ -1,5 +1,7 @@
 #include "config/device_interface_reader.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace nsim::config {
@@ -83,6 +85,14 @@ DescriptorFormatSpec read_descriptor(const ConfigNode& node) {
     if (d.length_bits > 24) length_bits.fail("must be at most 24");
     d.phase_shift = node.at("phase_shift").as_u32();
     d.phase_mask = positive_u32(node.at("phase_mask"));
+    // len_ctrl is a 32-bit word: the phase field (phase_mask << phase_shift) must lie inside it,
+    // above the length field.
+    const uint64_t phase_field = uint64_t(d.phase_mask) << std::min<uint32_t>(d.phase_shift, 32);
+    if (d.phase_shift >= 32 || phase_field > 0xFFFFFFFFull)
+        node.at("phase_shift").fail(fmt::format("{} puts phase_mask {:#x} outside the 32-bit len_ctrl word",
+                                                d.phase_shift, d.phase_mask));
+    if (d.phase_shift < d.length_bits)
+        node.at("phase_shift").fail(fmt::format("{} overlaps the {}-bit length field", d.phase_shift, d.length_bits));
     d.initial_phase = node.at("initial_phase").as_u32();
     if (d.initial_phase > d.phase_mask) node.at("initial_phase").fail("must fit in phase_mask");
     d.first_flag = positive_u32(node.at("first_flag"));

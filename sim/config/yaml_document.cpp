@@ -1,7 +1,6 @@
 #include "config/yaml_document.h"
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -10,9 +9,13 @@
 #include <fmt/format.h>
 
 #include "config/config_set.h"
+#include "isa/bounded_file.h"
 
 namespace nsim::config {
 namespace {
+
+// The shipped chip files are about 30 KB; a config a hundred times that is not a hand-written one.
+constexpr uint64_t kMaxConfigFileBytes = uint64_t(4) << 20;
 
 // The dotted path of block-map keys that enclose `line` (1-based), read from indentation. A
 // syntax error leaves no parse tree to ask, and a user wants to know where to look.
@@ -61,11 +64,12 @@ std::string lower_first(std::string text) {
 
 ConfigNode load_yaml_document(const std::filesystem::path& file) {
     const std::string name = file.string();
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw ConfigError(fmt::format("{}: cannot read file", name));
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    const std::string text = buffer.str();
+    std::string text;
+    try {
+        text = isa::read_bounded_text(file, kMaxConfigFileBytes, "YAML config file");
+    } catch (const isa::FileError& e) {
+        throw ConfigError(e.what());
+    }
     try {
         return ConfigNode(YAML::Load(text), name);
     } catch (const YAML::Exception& error) {

@@ -10,8 +10,14 @@ namespace {
 
 uint64_t region_bytes(const isa::Container& program, isa::TensorLocation location) {
     uint64_t end = 0;
-    for (const isa::TensorInfo& t : program.tensors)
-        if (t.location == location) end = std::max(end, t.offset + t.size_bytes());
+    for (const isa::TensorInfo& t : program.tensors) {
+        if (t.location != location) continue;
+        // Hostile offsets must not wrap past 2^64 into a small end that passes the memory check.
+        if (t.size_bytes() > UINT64_MAX - t.offset)
+            throw RunError(fmt::format("tensor '{}' at offset {:#x} with {} bytes ends beyond any memory", t.name,
+                                       t.offset, t.size_bytes()));
+        end = std::max(end, t.offset + t.size_bytes());
+    }
     return end;
 }
 

@@ -49,7 +49,12 @@ CommandResult run_command(const std::string& command, const std::string& env) {
     return result;
 }
 
-std::string tool_path(const std::string& name) { return std::string(NSIM_BINARY_DIR) + "/tools/" + name; }
+// NSIM_TEST_TOOLS_DIR runs the CLI tests against another build's tools (to show that a test fails
+// on an older tree, say).
+std::string tool_path(const std::string& name) {
+    if (const char* dir = std::getenv("NSIM_TEST_TOOLS_DIR"); dir && *dir) return std::string(dir) + "/" + name;
+    return std::string(NSIM_BINARY_DIR) + "/tools/" + name;
+}
 
 int count_lines(const std::string& text) {
     int lines = 0;

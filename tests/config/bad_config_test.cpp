@@ -81,7 +81,7 @@ TEST_F(ConfigBadFile, MissingFile) {
         ConfigSet::load(NSIM_CONFIG_DIR, {missing});
         FAIL() << "no error";
     } catch (const ConfigError& error) {
-        EXPECT_EQ(std::string(error.what()), missing.string() + ": cannot read file");
+        EXPECT_EQ(std::string(error.what()), missing.string() + ": cannot open the YAML config file: No such file or directory");
     }
 }
 

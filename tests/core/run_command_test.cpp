@@ -110,7 +110,7 @@ TEST(RunCommand, ProgramNeedingMoreCoresThanTheInstanceIsAnError) {
 
 TEST(RunCommand, UnreadableProgramIsAnError) {
     expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run /nonexistent/prog.bin"),
-                          "neuron-sim: cannot open /nonexistent/prog.bin: No such file or directory");
+                          "neuron-sim: /nonexistent/prog.bin: cannot open the container: No such file or directory");
     const fs::path garbage = fs::path(testing::TempDir()) / "garbage.bin";
     std::ofstream(garbage) << "not a program";
     expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + garbage.string()),

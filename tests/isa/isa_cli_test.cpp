@@ -109,7 +109,7 @@ TEST(NeuronAsCli, GenerationMissingFromTheConfiguration) {
 TEST(NeuronAsCli, UsageErrorsAreOneLine) {
     Outcome missing = run(as + " " + quote(scratch() / "nope.s"));
     EXPECT_EQ(missing.status, 1);
-    EXPECT_EQ(missing.err, "neuron-as: cannot open " + (scratch() / "nope.s").string() + ": No such file or directory\n");
+    EXPECT_EQ(missing.err, "neuron-as: " + (scratch() / "nope.s").string() + ": cannot open the assembly source: No such file or directory\n");
     Outcome no_args = run(as);
     EXPECT_NE(no_args.status, 0);
     EXPECT_EQ(lines(no_args.err), 1u) << no_args.err;

@@ -208,9 +208,28 @@ TEST(Validator, HostileNumbersDoNotOverflow) {
     ap.partition_count = UINT32_MAX;
     ap.dim_count = 4;
     for (auto& d : ap.dims) d = {INT32_MAX, UINT32_MAX};
-    const auto lines = problems(c);
+    auto lines = problems(c);
     ASSERT_EQ(lines.size(), 1u);
-    EXPECT_NE(lines[0].find("outside tensor 'W'"), std::string::npos);
+    EXPECT_NE(lines[0].find("operand 'src': names more than 4294967296 elements"), std::string::npos) << lines[0];
+    // Within the element limit, the byte range still does not wrap.
+    ap.partition_count = 1;
+    ap.dim_count = 2;
+    ap.dims[0] = ap.dims[1] = {INT32_MAX, 65536};
+    lines = problems(c);
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_NE(lines[0].find("outside tensor 'W'"), std::string::npos) << lines[0];
+}
+
+// Stride-0 dimensions repeat one element 2^128 times; the timing model would burst that forever.
+TEST(Validator, RepeatingMoreThan2To32ElementsIsRefused) {
+    Container c = small_program();
+    AccessPattern& ap = c.streams[1].instructions[0].ap(fields::DmaCopy::src);
+    ap.dim_count = 4;
+    for (auto& d : ap.dims) d = {0, UINT32_MAX};
+    const auto lines = problems(c);
+    ASSERT_FALSE(lines.empty());
+    EXPECT_NE(lines[0].find("operand 'src': names more than 4294967296 elements (the most one operand may)"),
+              std::string::npos) << lines[0];
 }
 
 }  // namespace

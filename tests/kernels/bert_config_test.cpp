@@ -103,7 +103,7 @@ TEST(BertConfigErrors, MissingFileAndInvalidJson) {
         read_bert_config("/nonexistent/config.json");
         FAIL();
     } catch (const InputError& e) {
-        EXPECT_STREQ(e.what(), "/nonexistent/config.json: cannot open the model config");
+        EXPECT_STREQ(e.what(), "/nonexistent/config.json: cannot open the model config: No such file or directory");
     }
     testing::ScratchDir dir;
     testing::write_text(dir / "config.json", "{\"hidden_size\": 768,");

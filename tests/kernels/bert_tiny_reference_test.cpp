@@ -98,7 +98,7 @@ TEST(BertTinyCheckpointErrors, MissingFolderNamesTheConfigFile) {
         load_fhe_tiny_checkpoint("/nonexistent/bert-tiny");
         FAIL() << "expected InputError";
     } catch (const InputError& e) {
-        EXPECT_STREQ(e.what(), "/nonexistent/bert-tiny/config.json: cannot open the model config");
+        EXPECT_STREQ(e.what(), "/nonexistent/bert-tiny/config.json: cannot open the model config: No such file or directory");
     }
 }
 

@@ -1,5 +1,7 @@
 // Hugging Face checkpoint directories: written by the test, read back; the older and shorter tensor names
 // users' files have; and each user mistake as one line naming the tensor and both shapes.
+#include <fstream>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -115,7 +117,7 @@ TEST(HfCheckpointErrors, MissingDirectoryAndFiles) {
     BertWeights w = random_bert_weights(testing::small_bert_config(), 1);
     save_hf_checkpoint(dir.path(), w);
     std::filesystem::remove(dir / "config.json");
-    EXPECT_EQ(load_error(dir.path()), (dir / "config.json").string() + ": cannot open the model config");
+    EXPECT_EQ(load_error(dir.path()), (dir / "config.json").string() + ": cannot open the model config: No such file or directory");
 }
 
 TEST(HfCheckpointErrors, MissingTensorIsNamedWithItsExpectedShape) {
@@ -157,6 +159,35 @@ TEST(HfCheckpointErrors, BadConfigInTheDirectoryIsReportedFirst) {
     testing::write_text(dir / "config.json", R"({"hidden_size": 8, "num_attention_heads": 3})");
     EXPECT_EQ(load_error(dir.path()),
               (dir / "config.json").string() + ": key 'hidden_size': 8 is not divisible by num_attention_heads (3)");
+}
+
+}  // namespace
+}  // namespace nsim::kernels
+
+namespace nsim::kernels {
+namespace {
+
+// A config.json asking for more layers than the file has tensors for is refused before the layers
+// are allocated (a billion layers ended in std::bad_alloc).
+TEST(HfCheckpointErrors, MoreLayersThanTheFileHoldsIsRefusedBeforeAllocating) {
+    testing::ScratchDir dir;
+    BertWeights w = random_bert_weights(testing::small_bert_config(), 1);
+    save_hf_checkpoint(dir.path(), w);
+    nlohmann::json config;
+    std::ifstream(dir / "config.json") >> config;
+    config["num_hidden_layers"] = 1000000000;
+    std::ofstream(dir / "config.json", std::ios::trunc) << config.dump();
+    EXPECT_THAT(load_error(dir.path()), HasSubstr("config.json: num_hidden_layers is 1000000000, but the checkpoint holds "
+                                                  "41 tensors, enough for at most 2 layers"));
+}
+
+TEST(HfCheckpointErrors, ASafetensorsDirectoryIsNamedAsOne) {
+    testing::ScratchDir dir;
+    BertWeights w = random_bert_weights(testing::small_bert_config(), 1);
+    save_hf_checkpoint(dir.path(), w);
+    std::filesystem::remove(dir / "model.safetensors");
+    std::filesystem::create_directory(dir / "model.safetensors");
+    EXPECT_EQ(load_error(dir.path()), (dir / "model.safetensors").string() + ": is a directory, not a safetensors file");
 }
 
 }  // namespace

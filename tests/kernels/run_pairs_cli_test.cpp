@@ -302,7 +302,7 @@ TEST_F(RunPairsErrors, UnwritablePredictions) {
 
 TEST_F(RunPairsErrors, MissingVocabulary) {
     expect_neuron_sim_user_error(run_command(run("--functional --pairs " + pairs_.string() + " --vocab " + (dir_ / "nope.txt").string())),
-                      (dir_ / "nope.txt").string() + ": cannot open the vocabulary");
+                      (dir_ / "nope.txt").string() + ": cannot open the vocabulary: No such file or directory");
 }
 
 TEST_F(RunPairsErrors, RecordedCheckpointVocabularyGone) {

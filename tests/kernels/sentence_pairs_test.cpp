@@ -56,7 +56,7 @@ TEST(SentencePairs, CrlfLineEndsAndBlankLinesAndUnlabelledFiles) {
 TEST(SentencePairErrors, EachIsOneLineWithFileAndLine) {
     testing::ScratchDir dir;
     const std::string header = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n";
-    EXPECT_EQ(read_error("/nonexistent/pairs.tsv"), "/nonexistent/pairs.tsv: cannot open the sentence-pair file");
+    EXPECT_EQ(read_error("/nonexistent/pairs.tsv"), "/nonexistent/pairs.tsv: cannot open the sentence-pair file: No such file or directory");
 
     testing::write_text(dir / "empty.tsv", "");
     EXPECT_EQ(read_error(dir / "empty.tsv"), (dir / "empty.tsv").string() + ": empty file (expected the MRPC header)");

@@ -149,7 +149,7 @@ TEST(WordPieceVocab, MissingFileAndMissingSpecialTokenAreOneLineErrors) {
         WordPieceVocab::load("/nonexistent/vocab.txt");
         FAIL() << "expected InputError";
     } catch (const InputError& e) {
-        EXPECT_STREQ(e.what(), "/nonexistent/vocab.txt: cannot open the vocabulary");
+        EXPECT_STREQ(e.what(), "/nonexistent/vocab.txt: cannot open the vocabulary: No such file or directory");
     }
     testing::ScratchDir dir;
     testing::write_text(dir / "vocab.txt", "[PAD]\n[CLS]\n[SEP]\nthe\n");

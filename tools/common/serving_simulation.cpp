@@ -6,6 +6,8 @@
 #include <queue>
 #include <tuple>
 
+#include <fmt/format.h>
+
 namespace nsim::serving {
 namespace {
 
@@ -24,10 +26,19 @@ struct Waiting {
     double sent_s;
 };
 
+// Every request keeps its latency (8 bytes) for the percentiles and costs a few events; ten million
+// of them is under 100 MB and a few seconds, and ten thousand times more than any percentile needs.
+constexpr uint64_t kMostRequests = 10'000'000;
+
 void check(const ServingSetup& setup) {
     if (setup.copies == 0 || setup.max_batch == 0 || setup.clients == 0 || setup.requests_per_client == 0)
         throw std::invalid_argument("copies, batch, clients and requests must all be at least 1");
+    if (std::isnan(setup.max_batch_delay_s)) throw std::invalid_argument("the batch delay is not a number");
     if (!(setup.max_batch_delay_s >= 0)) throw std::invalid_argument("the batch delay cannot be negative");
+    if (uint64_t(setup.clients) * setup.requests_per_client > kMostRequests)
+        throw std::invalid_argument(fmt::format("{} clients x {} requests is more than the {} requests one serving "
+                                                "simulation keeps latencies for",
+                                                setup.clients, setup.requests_per_client, kMostRequests));
 }
 
 }  // namespace

@@ -4,11 +4,10 @@
 #include <CLI/CLI.hpp>
 #include <cstring>
 #include <fmt/format.h>
-#include <fstream>
-#include <sstream>
 
 #include "common/tool_main.h"
 #include "config/config_set.h"
+#include "isa/bounded_file.h"
 #include "isa/container_io.h"
 #include "isa/text_format.h"
 #include "validation/generation_limits.h"
@@ -16,15 +15,15 @@
 namespace {
 
 constexpr size_t kMostDiagnostics = 20;
+// Assembly is text: the shipped examples are a few KB, BERT-large's instructions about 8 MB, and
+// .data rows a few times their tensors' bytes. 256 MiB is beyond any of them and stops /dev/zero.
+constexpr uint64_t kMaxSourceBytes = uint64_t(256) << 20;
 
 // Assembly errors point at file:line:column, as a compiler's do, so they carry no tool prefix.
 int assemble_file(const std::string& input, const std::string& output, const std::string& config_dir) {
-    std::ifstream in(input, std::ios::binary);
-    if (!in) throw nsim::tools::UserError(fmt::format("cannot open {}: {}", input, std::strerror(errno)));
-    std::stringstream source;
-    source << in.rdbuf();
+    const std::string source = nsim::isa::read_bounded_text(input, kMaxSourceBytes, "assembly source");
     try {
-        const nsim::isa::Assembly assembly = nsim::isa::assemble(source.str(), input);
+        const nsim::isa::Assembly assembly = nsim::isa::assemble(source, input);
         const auto configs = nsim::config::ConfigSet::load(
             config_dir.empty() ? nsim::config::ConfigSet::default_dir() : std::filesystem::path(config_dir));
         nsim::isa::GenerationLimits limits;

@@ -74,6 +74,9 @@ int build_bert(const BertBuildOptions& o) {
     const config::ConfigSet configs = config::ConfigSet::load(config::ConfigSet::default_dir(), extra);
     const config::HostSpec host = configs.host(o.instance);
     BertProgramOptions p = program_options(o, host);
+    // Checked before anything is written, so a bad -o leaves no embedding tables behind.
+    if (std::error_code ec; fs::is_directory(o.output, ec))
+        throw UserError("-o " + o.output + ": is a directory, not a file to write the program to");
     try {
         std::optional<kernels::BertWeights> weights;
         if (!o.weights.empty()) {

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
     cmd->add_option("--parallel", bert.parallel, "data: a model copy per core; pipeline: layers split across the cores")
         ->check(CLI::IsMember({"data", "pipeline"}));
     cmd->add_option("--weights", bert.weights, "Checkpoint directory (config.json + model.safetensors; its vocab.txt, if any, is what run --pairs tokenizes with); default: seeded random weights");
-    cmd->add_option("--seed", bert.seed, "Seed of the random weights");
+    cmd->add_option("--seed", bert.seed, "Seed of the random weights")->check(CLI::NonNegativeNumber);
     cmd->add_option("--embedding", bert.embedding, "host: inputs are embedding-layer outputs; device: token ids")
         ->check(CLI::IsMember({"host", "device"}));
     cmd->add_flag("--timing-only", bert.timing_only, "Leave the weights out (a program for timing runs only)");

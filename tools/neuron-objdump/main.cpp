@@ -45,8 +45,8 @@ int main(int argc, char** argv) {
     app.add_option("input", input, "container (.bin)")->required();
     app.add_flag("-h,--headers", headers, "print the header and section table instead of the program");
     return nsim::tools::run_tool(app, argc, argv, [&] {
+        const auto bytes = nsim::isa::read_file(input);  // its errors name the file
         try {
-            const auto bytes = nsim::isa::read_file(input);
             const auto container = nsim::isa::read_container(bytes);
             if (headers) print_summary(nsim::isa::read_layout(bytes.data(), bytes.size()), container);
             else fmt::print("{}", nsim::isa::disassemble(container));

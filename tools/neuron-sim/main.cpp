@@ -1,4 +1,5 @@
 // neuron-sim: the simulator's command line. Thin: parse, hand to a command, print.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,19 @@
 #include "neuron-sim/module_tools.h"
 #include "neuron-sim/run_command.h"
 #include "neuron-sim/serve_command.h"
+
+namespace {
+// CLI::Range lets NaN through (every comparison with it is false).
+const CLI::Validator finite_number(
+    [](const std::string& text) {
+        try {
+            return std::isfinite(std::stod(text)) ? std::string() : "is not a finite number: " + text;
+        } catch (const std::exception&) {
+            return std::string();  // not a number at all: the option's own conversion says so
+        }
+    },
+    "FINITE");
+}  // namespace
 
 int sc_main(int argc, char** argv) {
     // Started as `rmmod` or `modprobe` (the links in build/tools/sbin): the simulated host's own tools.
@@ -74,7 +88,7 @@ int sc_main(int argc, char** argv) {
     serve_cmd->add_option("--clients", serve.clients, "Closed-loop clients")->check(CLI::Range(1u, 100000u));
     serve_cmd->add_option("--requests", serve.requests, "Requests each client sends")->check(CLI::Range(1u, 1000000u));
     serve_cmd->add_option("--max-batch-delay", serve.max_batch_delay_ms, "Milliseconds a free copy waits for its batch to fill")
-        ->check(CLI::Range(0.0, 1e6));
+        ->check(CLI::Range(0.0, 1e6))->check(finite_number);
     serve_cmd->add_flag("--json", serve.json, "Print the report as one JSON object");
 
     std::string module = nsim::driver::kModuleName;

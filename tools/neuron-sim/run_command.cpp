@@ -16,6 +16,15 @@
 #include "neuron-sim/pairs_command.h"
 
 namespace nsim::tools {
+// The container's own message does not say which file it is about.
+isa::Container read_program(const std::vector<uint8_t>& bytes, const std::string& path) {
+    try {
+        return isa::read_container(bytes);
+    } catch (const isa::ContainerError& e) {
+        throw UserError(path + ": " + e.what());
+    }
+}
+
 namespace {
 
 // What the runtime would refuse too, said in the program's terms before any host is touched: the
@@ -32,15 +41,6 @@ void check_runnable(const isa::Container& program, const MachineSelection& machi
     if (problems.empty()) return;
     std::string more = problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : "";
     throw UserError("invalid program: " + problems.front().text() + more);
-}
-
-// The container's own message does not say which file it is about.
-isa::Container read_program(const std::vector<uint8_t>& bytes, const std::string& path) {
-    try {
-        return isa::read_container(bytes);
-    } catch (const isa::ContainerError& e) {
-        throw UserError(path + ": " + e.what());
-    }
 }
 
 // The program with its --input files as the data of those tensors (the runtime copies an input's data

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "isa/container.h"
 #include "neuron-sim/machine_selection.h"
 
 namespace nsim::tools {
@@ -31,6 +32,9 @@ struct RunOptions {
 };
 
 int run_program(const MachineSelection& machine, const RunOptions& options);
+
+// The program in `bytes`, read from `path`; a UserError naming the file when it is not one.
+isa::Container read_program(const std::vector<uint8_t>& bytes, const std::string& path);
 
 // The --trace file opened for writing (not open when none was asked); UserError when it cannot be.
 std::ofstream open_trace_file(const RunOptions& options);

@@ -9,6 +9,7 @@
 #include "common/tool_main.h"
 #include "isa/container_io.h"
 #include "neuron-sim/model_session.h"
+#include "neuron-sim/run_command.h"
 #include "serving_simulation.h"
 
 namespace nsim::tools {
@@ -16,7 +17,7 @@ namespace nsim::tools {
 int run_serve(const MachineSelection& machine, const ServeOptions& options) {
     const config::HostSpec spec = machine.resolve_host();
     const std::vector<uint8_t> bytes = isa::read_file(options.program);
-    if (!is_built_model(isa::read_container(bytes)))
+    if (!is_built_model(read_program(bytes, options.program)))
         throw UserError(options.program + " is not a model built by neuron-build (serve needs its batch and copies)");
     ModelSession session(spec, bytes, false);
 

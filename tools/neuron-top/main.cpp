@@ -1,5 +1,7 @@
 // neuron-top: a live view of a simulated host's NeuronCores, memory and the processes using them,
 // while neuron-sim runs in another terminal (layout: top_screen.h). --once prints one frame.
+#include <unistd.h>
+
 #include <chrono>
 #include <iostream>
 #include <string>
@@ -40,7 +42,12 @@ int main(int argc, char** argv) {
         const nsim::config::HostSpec spec = nsim::tools::existing_host_spec(home, instance, config_files);
         nsim::tools::TopSession session(home, spec);
         session.refresh();
-        if (!once) return nsim::tools::run_curses(session);
+        if (!once) {
+            // curses on a file or a pipe would write escape sequences to it until killed.
+            if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+                throw nsim::tools::UserError("the live view needs a terminal; use --once to print one frame");
+            return nsim::tools::run_curses(session);
+        }
         if (!session.host().driver_loaded) throw nsim::tools::UserError(nsim::tools::no_device_message(session.host()));
         std::this_thread::sleep_for(kOnceSamplePeriod);
         session.refresh();

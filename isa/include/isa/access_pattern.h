@@ -11,6 +11,10 @@ namespace nsim::isa {
 // Part of the encoding (each operand has room for this many free dimensions), not a hardware limit.
 constexpr size_t kMaxFreeDims = 4;
 constexpr uint32_t kNoTensor = 0xFFFFFFFFu;
+// The most elements one operand may name (partitions x free elements, stride-0 repeats included).
+// The validator refuses more, so every model of an instruction - functional, timing (bytes, DMA
+// bursts), cost - may count on it; the largest real operand, a whole HBM tensor, is far below.
+constexpr uint64_t kMaxOperandElements = uint64_t(1) << 32;
 
 struct Dim {
     int32_t stride = 0;   // elements

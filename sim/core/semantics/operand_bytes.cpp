@@ -159,7 +159,7 @@ void check_row(const Placement& p, const isa::AccessPattern& ap, int64_t row_add
 uint64_t element_count(const isa::AccessPattern& ap) {
     if (!isa::is_valid_space(uint32_t(ap.space))) throw SemanticsError("operand without a valid memory space");
     if (!isa::is_valid_dtype(uint32_t(ap.dtype))) throw SemanticsError(space_text(ap) + " operand has no valid dtype");
-    constexpr uint64_t kMostElements = uint64_t(1) << 32;
+    constexpr uint64_t kMostElements = isa::kMaxOperandElements;
     uint64_t count = ap.partition_count;
     for (size_t d = 0; d < ap.dim_count && d < isa::kMaxFreeDims; ++d) {
         count *= ap.dims[d].count;
