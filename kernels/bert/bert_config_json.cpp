@@ -118,7 +118,7 @@ BertConfig read_bert_config(const std::filesystem::path& path) {
     json object;
     try {
         object = json::parse(read_input_text(path, kMaxConfigJsonBytes, "model config"));
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for a number past double (30e523)
         throw InputError(fmt::format("{}: not valid JSON ({})", source, e.what()));
     }
     return parse_bert_config(object, source);

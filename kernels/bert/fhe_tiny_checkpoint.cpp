@@ -44,7 +44,7 @@ std::map<std::string, IndexEntry> read_index(const std::filesystem::path& path) 
     json index;
     try {
         index = json::parse(read_input_text(path, kMaxIndexBytes, "weights index"));
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for a number past double
         throw InputError(fmt::format("{}: not valid JSON ({})", path.string(), e.what()));
     }
     if (!index.is_object() || !index.contains("tensors") || !index["tensors"].is_array())

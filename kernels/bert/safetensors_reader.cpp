@@ -131,7 +131,7 @@ SafetensorsReader::SafetensorsReader(const std::filesystem::path& path) : path_(
     json object;
     try {
         object = json::parse(header);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for a number past double
         parser.fail(fmt::format("header is not JSON ({})", e.what()));
     }
     if (!object.is_object()) parser.fail("header is not a JSON object");

@@ -171,7 +171,7 @@ TEST(RunCommand, AGatherIndexOutsideTheTableFailsTheExecutionInOneLine) {
         ".tensor table weight fp32 [8, 4] device 0x100\n.core 0\n"
         "dma0 dma_gather dst=fp32 sbuf[0:4] +0 [[1,4]], table=fp32 dram:table +0 [[4,8],[1,4]], "
         "indices=int32 dram:ids +0 [[1,4],[1,1]]\n");
-    const std::string message = "neuron-sim: core 0 queue dma0, instruction 0 (dma_gather): index 40000 (element 2 of the "
+    const std::string message = "core 0 queue dma0, instruction 0 (dma_gather): index 40000 (element 2 of the "
                                 "indices) is outside the table's 8 rows";
     expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --functional"), message);
 }

@@ -211,10 +211,12 @@ TEST(Validator, HostileNumbersDoNotOverflow) {
     auto lines = problems(c);
     ASSERT_EQ(lines.size(), 1u);
     EXPECT_NE(lines[0].find("operand 'src': names more than 4294967296 elements"), std::string::npos) << lines[0];
-    // Within the element limit, the byte range still does not wrap.
-    ap.partition_count = 1;
-    ap.dim_count = 2;
-    ap.dims[0] = ap.dims[1] = {INT32_MAX, 65536};
+    // Within the element limit, the byte range still does not wrap. (The reference is taken again:
+    // validating shares the instruction list copy-on-write, so the old one may name another copy.)
+    AccessPattern& within = c.streams[1].instructions[0].ap(fields::DmaCopy::src);
+    within.partition_count = 1;
+    within.dim_count = 2;
+    within.dims[0] = within.dims[1] = {INT32_MAX, 65536};
     lines = problems(c);
     ASSERT_EQ(lines.size(), 1u);
     EXPECT_NE(lines[0].find("outside tensor 'W'"), std::string::npos) << lines[0];

@@ -116,5 +116,18 @@ TEST(BertConfigErrors, MissingFileAndInvalidJson) {
     }
 }
 
+// Found by the checkpoint fuzzer: a number past double's range is nlohmann's out_of_range, not a
+// parse_error; it reached the user as "terminate called" before.
+TEST(BertConfigErrors, ANumberPastDoubleIsInvalidJsonNotACrash) {
+    testing::ScratchDir dir;
+    testing::write_text(dir / "config.json", "{\"vocab_size\": 30e523, \"hidden_size\": 768}");
+    try {
+        read_bert_config(dir / "config.json");
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_THAT(e.what(), ::testing::StartsWith((dir / "config.json").string() + ": not valid JSON ("));
+    }
+}
+
 }  // namespace
 }  // namespace nsim::kernels
