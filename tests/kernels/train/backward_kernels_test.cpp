@@ -5,18 +5,21 @@
 // the kernels come out near 5e-7), and 1e-2 when the program or the stored gradient is bf16 (8
 // significant bits: one rounding of the result is up to 2^-9 relative, plus the bf16 operands a bf16
 // program multiplies and keeps between kernels, e.g. the probabilities and dS in attention, three in
-// the classifier head; the kernels come out below 6e-3). Shapes are ragged on purpose: 160 tokens (a
+// the classifier head, a dozen through an encoder layer; single kernels come out below 6e-3, the
+// encoder layer's dx at 7.6e-3). Shapes are ragged on purpose: 160 tokens (a
 // full and a partial token tile), 192 and 320 features (partial feature tiles and PSUM chunks).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "bert/random_weights.h"
 #include "kernel_harness.h"
 #include "reference/adamw.h"
 #include "reference/attention.h"
 #include "reference/attention_backward.h"
+#include "reference/bert_backward.h"
 #include "reference/classifier_head.h"
 #include "reference/classifier_head_backward.h"
 #include "reference/cross_entropy.h"
@@ -31,6 +34,7 @@
 #include "train/classifier_head_backward.h"
 #include "train/cross_entropy.h"
 #include "train/embedding_backward.h"
+#include "train/encoder_layer_backward.h"
 #include "train/layer_norm_backward.h"
 #include "train/linear_backward.h"
 
@@ -329,6 +333,95 @@ TEST_P(BackwardKernel, AdamWStepWithFp32States) {
     } else {
         expect_close(run->read("new p"), want_p, act(), "AdamW p");
     }
+}
+
+// One encoder layer (hidden 128, 2 heads, FFN 256; two sequences of 80, padded) from its output's
+// gradient to its input's and every parameter's, against reference::encoder_layer_backward. The
+// forward activations the backward reads are the reference's, stored in the matmul dtype.
+TEST_P(BackwardKernel, EncoderLayerAllGradients) {
+    KernelHarness h = harness();
+    constexpr uint32_t kBatch = 2, kSeq = 80, kHidden = 128, kHeads = 2, kInter = 256;
+    BertConfig config;
+    config.hidden_size = kHidden;
+    config.num_attention_heads = kHeads;
+    config.intermediate_size = kInter;
+    BertLayerWeights w;
+    auto linear = [&](uint32_t out, uint32_t in, const std::string& name) {
+        return LinearWeights{rounded(random({out, in}, name + ".w", 0.08f), mm()), random({out}, name + ".b", 0.1f)};
+    };
+    auto norm = [&](const std::string& name) {
+        return LayerNormWeights{random({kHidden}, name + ".g", 0.1f, 1.0f), random({kHidden}, name + ".b", 0.1f)};
+    };
+    w.query = linear(kHidden, kHidden, "q");
+    w.key = linear(kHidden, kHidden, "k");
+    w.value = linear(kHidden, kHidden, "v");
+    w.attention_output = linear(kHidden, kHidden, "o");
+    w.attention_layer_norm = norm("ln1");
+    w.intermediate = linear(kInter, kHidden, "i");
+    w.output = linear(kHidden, kInter, "f");
+    w.output_layer_norm = norm("ln2");
+    std::vector<int32_t> mask(kTokens, 1);
+    for (uint32_t s = 70; s < kSeq; ++s) mask[s] = 0;
+    Tensor mask_values({kBatch, kSeq});
+    for (uint32_t i = 0; i < kTokens; ++i) mask_values.values[i] = float(mask[i]);
+    const Tensor mask_bias = reference::attention_mask_bias(mask, kBatch, kSeq);
+    const Tensor x = rounded(random({kTokens, kHidden}, "x", 1.0f), mm());
+    const Tensor dy = rounded(random({kTokens, kHidden}, "dy", 0.5f), mm());
+    const reference::EncoderLayerActivations a =
+        reference::encoder_layer_activations(x, w, config, mask_bias, kBatch, kSeq);
+    BertLayerWeights want;
+    const Tensor want_dx = reference::encoder_layer_backward(a, w, config, mask_bias, dy, kBatch, kSeq, want);
+
+    const device::AttentionShape shape{kBatch, kSeq, kHeads, kHidden / kHeads};
+    device::AttentionScratch forward_scratch = device::allocate_attention_scratch(h.core(), shape, h.dtypes());
+    const builder::Buffer staging = h.core().sbuf(kTokens * 4, "staging");
+    device::build_attention_mask(h.ctx(), shape, h.dram("attention_mask", mask_values, isa::DType::Int32), 0, h.io(),
+                                 staging, forward_scratch);
+    auto load = [&](const std::string& name, const Tensor& t) { return h.load(name, rounded(t, mm()), mm()); };
+    const TileSet xs = load("x", a.x), qs = load("q", a.q), ks = load("k", a.k);
+    const TileSet q_t = load("q^T", testing::transposed(a.q)), k_t = load("k^T", testing::transposed(a.k));
+    const TileSet v_t = load("v^T", testing::transposed(a.v)), context = load("context", a.context);
+    const TileSet attention_sum = load("attention sum", a.attention_sum), attended = load("attended", a.attended);
+    const TileSet inter_in = load("intermediate in", a.intermediate_in), inter = load("intermediate", a.intermediate);
+    const TileSet output_sum = load("output sum", a.output_sum), dys = load("dy", dy);
+    auto matrix = [&](const std::string& name, const LinearWeights& l) {
+        return device::DramMatrix{h.dram(name, l.weight, mm()), uint32_t(l.weight.rows()), uint32_t(l.weight.cols()), mm()};
+    };
+    const train::EncoderLayerParameters params{
+        matrix("wq", w.query), matrix("wk", w.key), matrix("wv", w.value), matrix("wo", w.attention_output),
+        matrix("w1", w.intermediate), matrix("w2", w.output),
+        h.broadcast("gamma1", w.attention_layer_norm.gamma.values, isa::DType::Fp32),
+        h.broadcast("gamma2", w.output_layer_norm.gamma.values, isa::DType::Fp32), float(config.layer_norm_eps),
+        forward_scratch.mask};
+    train::EncoderLayerGradientTiles g = train::encoder_layer_backward(
+        h.ctx(), shape,
+        {&xs, &qs, &ks, &q_t, &k_t, &v_t, &context, &attention_sum, &attended, &inter_in, &inter, &output_sum}, params,
+        dys);
+    const std::vector<std::tuple<std::string, const TileSet*, const Tensor*>> outputs = {
+        {"dx", &g.input, &want_dx},
+        {"dWq", &g.query.weight, &want.query.weight}, {"dbq", &g.query.bias, &want.query.bias},
+        {"dWk", &g.key.weight, &want.key.weight},
+        {"dWv", &g.value.weight, &want.value.weight}, {"dbv", &g.value.bias, &want.value.bias},
+        {"dWo", &g.attention_output.weight, &want.attention_output.weight},
+        {"dbo", &g.attention_output.bias, &want.attention_output.bias},
+        {"dW1", &g.intermediate.weight, &want.intermediate.weight}, {"db1", &g.intermediate.bias, &want.intermediate.bias},
+        {"dW2", &g.output.weight, &want.output.weight}, {"db2", &g.output.bias, &want.output.bias},
+        {"dgamma1", &g.attention_norm.gamma, &want.attention_layer_norm.gamma},
+        {"dbeta1", &g.attention_norm.beta, &want.attention_layer_norm.beta},
+        {"dgamma2", &g.output_norm.gamma, &want.output_layer_norm.gamma},
+        {"dbeta2", &g.output_norm.beta, &want.output_layer_norm.beta}};
+    for (const auto& [name, set, tensor] : outputs) h.store(name, *set);
+    h.store("dbk", g.key.bias);
+    const auto run = h.run();
+    for (const auto& [name, set, tensor] : outputs)
+        expect_close(run->read(name), *tensor, set->dtype, "encoder layer " + name);
+    // The key bias adds the same amount to every score of a row, which softmax ignores: its gradient
+    // is zero, up to rounding - small against the query bias's.
+    double dbk = 0, dbq = 0;
+    for (float v : run->read("dbk")) dbk = std::max(dbk, double(std::fabs(v)));
+    for (float v : want.query.bias.values) dbq = std::max(dbq, double(std::fabs(v)));
+    std::cout << "encoder layer: max |dbk| " << dbk << " against max |dbq| " << dbq << "\n";
+    EXPECT_LT(dbk, tolerance(worst(mm())) * dbq);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, BackwardKernel,
