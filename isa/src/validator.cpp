@@ -277,6 +277,11 @@ private:
                 break;
             case Opcode::Send: check_cores(i, inst.u32(fields::Send::peer_core), 1); break;
             case Opcode::Recv: check_cores(i, inst.u32(fields::Recv::peer_core), 1); break;
+            case Opcode::SetRounding:
+                if (inst.u32(fields::SetRounding::mode) > 1)
+                    report(i, "rounding mode " + std::to_string(inst.u32(fields::SetRounding::mode)) +
+                                  " is neither 0 (nearest even) nor 1 (stochastic)");
+                break;
             default: break;
         }
     }

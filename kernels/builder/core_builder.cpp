@@ -137,6 +137,7 @@ int32_t CoreBuilder::queue_index(Engine engine, uint8_t number) {
     auto it = queue_index_.find(key);
     if (it != queue_index_.end()) return it->second;
     queues_.push_back(Queue{engine, number, {}, {}});
+    if (rounding_) queues_.back().instructions.push_back(*rounding_);
     const int32_t index = int32_t(queues_.size() - 1);
     queue_index_.emplace(key, index);
     return index;
@@ -492,6 +493,14 @@ void CoreBuilder::memset(Engine engine, const View& dst, float value) {
     Instruction inst = make(Opcode::Memset);
     inst.set(isa::fields::Memset::dst, dst.ap).set_f32(isa::fields::Memset::value, value);
     compute(engine, inst, {{&dst, Access::Write}});
+}
+
+void CoreBuilder::set_stochastic_rounding(uint32_t seed) {
+    if (!queues_.empty()) throw std::logic_error("set_stochastic_rounding after the core's first instruction");
+    Instruction inst = make(Opcode::SetRounding);
+    inst.set_u32(isa::fields::SetRounding::mode, 1);
+    inst.set_u32(isa::fields::SetRounding::seed, seed);
+    rounding_ = inst;
 }
 
 size_t CoreBuilder::queue_length(Engine engine, uint8_t queue) const {

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -121,6 +122,12 @@ public:
     void tensor_copy(isa::Engine engine, const View& dst, const View& src);
     void memset(isa::Engine engine, const View& dst, float value);
 
+    // ---- rounding -----------------------------------------------------------------------------
+    // Stochastic rounding of every fp32 -> bf16/fp16/fp8 write of this core with `seed` (training.md
+    // A2.4): a set_rounding at the head of every queue the core uses, so that no write of any engine
+    // comes before it. Call before the first instruction (std::logic_error otherwise).
+    void set_stochastic_rounding(uint32_t seed);
+
     // Instructions the queue holds so far: the index the next one will get (to mark kernel phases).
     size_t queue_length(isa::Engine engine, uint8_t queue = 0) const;
 
@@ -197,6 +204,7 @@ private:
     std::vector<std::unique_ptr<DmaChannel>> channels_;
     uint64_t emitted_ = 0;
     Buffer join_scratch_;
+    std::optional<isa::Instruction> rounding_;  // put at the head of every queue (set_stochastic_rounding)
 };
 
 }  // namespace nsim::kernels::builder

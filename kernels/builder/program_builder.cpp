@@ -1,6 +1,7 @@
 #include "builder/program_builder.h"
 
 #include <cstring>
+#include <string>
 #include <stdexcept>
 
 #include "bert/half_float.h"
@@ -21,6 +22,11 @@ ProgramBuilder::ProgramBuilder(const config::NeuronCoreSpec& spec, uint32_t core
     program_.generation = generation_number(spec);
     program_.cores_needed = cores;
     for (uint32_t c = 0; c < cores; ++c) cores_.push_back(std::make_unique<CoreBuilder>(spec_, c, program_));
+}
+
+void ProgramBuilder::set_stochastic_rounding(uint32_t seed) {
+    for (auto& core : cores_) core->set_stochastic_rounding(seed);
+    set_metadata("stochastic_rounding", "seed=" + std::to_string(seed));
 }
 
 void ProgramBuilder::set_metadata(const std::string& key, const std::string& value) {

@@ -22,6 +22,9 @@ public:
     CoreBuilder& core(uint32_t index) { return *cores_.at(index); }
 
     void set_metadata(const std::string& key, const std::string& value);
+    // Stochastic rounding on every core (CoreBuilder::set_stochastic_rounding), recorded in the
+    // metadata as `stochastic_rounding seed=N`. Call before any instruction.
+    void set_stochastic_rounding(uint32_t seed);
     // A tensor of the device region (64-byte aligned, in the order added); returns its index.
     // `data` is empty or exactly the tensor's bytes.
     uint32_t add_tensor(const std::string& name, isa::TensorRole role, isa::DType dtype, std::vector<uint64_t> shape,

@@ -138,9 +138,13 @@ InstructionCost CostModel::tensor_engine(const isa::Instruction& inst, TensorEng
 
 InstructionCost CostModel::compute(const isa::Instruction& inst, isa::Engine engine, TensorEngineState* pe,
                                    bool back_to_back) const {
+    const isa::CostClass cost_class = isa::info(inst.opcode).cost;
+    // Control instructions on a DMA queue (set_rounding heads every queue of a program that rounds
+    // stochastically) are read by its engine between transfers; the queue has no sequencer clock of
+    // its own to charge them to (estimate: free, training.md A2.4 assumes SR costs no time).
+    if (engine == isa::Engine::Dma && cost_class == isa::CostClass::Control) return {0, 0};
     const EngineParameters& e = engines_[index(engine)];
     if (!e.present) throw std::logic_error("no cost for an engine the core does not have");
-    const isa::CostClass cost_class = isa::info(inst.opcode).cost;
     if (cost_class == isa::CostClass::Control) return {core_.control_instruction_cycles, 0};
     if (engine == isa::Engine::Pe) return tensor_engine(inst, pe, back_to_back);
 

@@ -150,6 +150,14 @@ TEST_F(CostModelV2, SelectsThreeInputsTakeTwoPassesWhereverTheyAre) {
 TEST_F(CostModelV2, ControlInstructionsCostTheSequencerCycles) {
     EXPECT_EQ(cost("sp nop", Engine::Sp).cycles, core.control_instruction_cycles);
     EXPECT_EQ(cost("act sem_set sem=$3, value=0", Engine::Act).cycles, core.control_instruction_cycles);
+    EXPECT_EQ(cost("act set_rounding mode=1, seed=7", Engine::Act).cycles, core.control_instruction_cycles);
+}
+
+// A DMA queue has no sequencer clock: its control instructions (set_rounding at the head of every
+// queue of a stochastically rounding program) cost nothing, where they used to be a logic error.
+TEST_F(CostModelV2, ControlInstructionsOnADmaQueueCostNothing) {
+    EXPECT_EQ(cost("dma0 set_rounding mode=1, seed=7", Engine::Dma).cycles, 0u);
+    EXPECT_EQ(cost("dma0 nop", Engine::Dma).cycles, 0u);
 }
 
 TEST_F(CostModelV2, MatmulIsTheTensorEngineFormulaAndReusesALoadedStationaryTile) {

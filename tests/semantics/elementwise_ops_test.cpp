@@ -58,6 +58,8 @@ double reference_function(ActivationFunction f, double t) {
         case ActivationFunction::Sqrt: return std::pow(t, 0.5);
         case ActivationFunction::Log: return std::log(t);
         case ActivationFunction::Silu: return t * 0.5 * (1.0 + std::tanh(t / 2));
+        case ActivationFunction::GeluDx:  // d/dt of t * Phi(t), Phi by erfc
+            return 0.5 * std::erfc(-t / std::sqrt(2.0)) + t * std::exp(-t * t / 2) / std::sqrt(2 * pi);
     }
     ADD_FAILURE() << "no reference for activation " << isa::name_of(f);
     return 0;

@@ -38,6 +38,7 @@ const std::map<Opcode, std::string> kFunctionalTest = {
     {Opcode::ReduceScatter, "collective_ops_test.cpp"},
     {Opcode::Send, "collective_ops_test.cpp"},
     {Opcode::Recv, "collective_ops_test.cpp"},
+    {Opcode::SetRounding, "rounding_ops_test.cpp"},
 };
 
 const std::set<Opcode> kSynchronisation = {Opcode::Nop, Opcode::SemSet, Opcode::Barrier};

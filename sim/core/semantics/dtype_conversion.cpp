@@ -41,8 +41,10 @@ constexpr Format kE4m3{8, 3, 7, false, 0x7E, 0x7F, true, false};
 constexpr Format kE5m2{8, 2, 15, true, 0x7B, 0x7E, true, false};
 
 // Rounds fp32 to `f` by integer arithmetic on the fp32 encoding: adding half an output ulp minus one,
-// plus the kept lsb, then truncating, is RNE; a carry out of the mantissa correctly bumps the exponent.
-uint32_t encode_format(const Format& f, float value) {
+// plus the kept lsb, then truncating, is RNE; adding instead random bits below the output ulp, then
+// truncating, is stochastic rounding (`random` non-null). A carry out of the mantissa correctly bumps
+// the exponent.
+uint32_t encode_format(const Format& f, float value, const uint32_t* random = nullptr) {
     const uint32_t u = bits_of(value);
     const uint32_t sign = (u >> 31) << (f.total_bits - 1);
     const uint32_t a = u & 0x7FFFFFFFu;
@@ -57,14 +59,19 @@ uint32_t encode_format(const Format& f, float value) {
     const int target_exponent = exponent - 127 + f.bias;
     uint32_t rounded;
     if (target_exponent >= 1) {
-        rounded = (a + ((1u << (shift - 1)) - 1) + ((a >> shift) & 1)) >> shift;
+        const uint32_t increment = random ? (*random & ((1u << shift) - 1)) : ((1u << (shift - 1)) - 1) + ((a >> shift) & 1);
+        rounded = (a + increment) >> shift;
         rounded -= uint32_t(127 - f.bias) << f.mantissa_bits;
     } else {
         // Subnormal in the target: shift the full significand further right by the exponent deficit.
         const uint32_t significand = (a >> 23) == 0 ? a : ((a & 0x7FFFFFu) | 0x800000u);
         const unsigned total = shift + unsigned(1 - target_exponent);
-        if (total >= 26) return sign;  // below half the smallest subnormal: zero
-        rounded = (significand + ((1u << (total - 1)) - 1) + ((significand >> total) & 1)) >> total;
+        // RNE: below half the smallest subnormal is zero. SR: the random word covers up to 31 dropped
+        // bits; beyond them the chance of rounding up (< 2^-8) is dropped.
+        if (total >= (random ? 32u : 26u)) return sign;
+        const uint32_t increment =
+            random ? (*random & ((1u << total) - 1)) : ((1u << (total - 1)) - 1) + ((significand >> total) & 1);
+        rounded = (significand + increment) >> total;
     }
     if (rounded > f.largest) rounded = f.saturate ? f.largest : f.infinity();
     return sign | rounded;
@@ -215,6 +222,30 @@ void encode(isa::DType type, const float* s, uint8_t* d, size_t count) {
         case DType::None: break;
     }
     no_type();
+}
+
+bool rounds_stochastically(isa::DType type) {
+    using isa::DType;
+    return type == DType::Bf16 || type == DType::Fp16 || type == DType::Fp8E4m3 || type == DType::Fp8E5m2;
+}
+
+void encode_stochastic(isa::DType type, const float* s, uint8_t* d, size_t count, const uint32_t* random) {
+    using isa::DType;
+    switch (type) {
+        case DType::Bf16:
+            for (size_t i = 0; i < count; ++i) store(d + 2 * i, uint16_t(encode_format(kBf16, s[i], random + i)));
+            return;
+        case DType::Fp16:
+            for (size_t i = 0; i < count; ++i) store(d + 2 * i, uint16_t(encode_format(kFp16, s[i], random + i)));
+            return;
+        case DType::Fp8E4m3:
+            for (size_t i = 0; i < count; ++i) d[i] = uint8_t(encode_format(kE4m3, s[i], random + i));
+            return;
+        case DType::Fp8E5m2:
+            for (size_t i = 0; i < count; ++i) d[i] = uint8_t(encode_format(kE5m2, s[i], random + i));
+            return;
+        default: encode(type, s, d, count);
+    }
 }
 
 float round_to(isa::DType type, float value) {

@@ -42,6 +42,14 @@ void encode_integer(isa::DType type, int64_t value, uint8_t* destination);
 void decode(isa::DType type, const uint8_t* source, float* destination, size_t count);
 void encode(isa::DType type, const float* source, uint8_t* destination, size_t count);
 
+// Stochastic rounding (rounding_state.h) of fp32 into bf16, fp16 or fp8 (rounds_stochastically):
+// the value's fp32 bits below the output ulp plus the low bits of random[i], carried into the kept
+// bits, round up with probability (distance to the lower neighbour) / ulp. Values the type holds
+// exactly stay exact; overflow, NaN, infinity and saturation are as in encode.
+bool rounds_stochastically(isa::DType type);
+void encode_stochastic(isa::DType type, const float* source, uint8_t* destination, size_t count,
+                       const uint32_t* random);
+
 // One value rounded to `type` and back: what storing fp32 in that type keeps.
 float round_to(isa::DType type, float value);
 

@@ -12,7 +12,8 @@
 // - max/min (ALU and reductions) propagate NaN: a NaN in either input gives NaN.
 // - Comparisons and logical_and/or give 1.0 or 0.0; logical operands are true when != 0.
 // - relu(NaN) = NaN; gelu is the erf form, gelu_tanh the tanh approximation
-//   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); silu(x) = x * sigmoid(x).
+//   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); silu(x) = x * sigmoid(x); gelu_dx the derivative
+//   of the erf gelu.
 #pragma once
 
 #include <cmath>
@@ -101,6 +102,10 @@ inline float activate(float x) {
     else if constexpr (Func == ActivationFunction::Sqrt) return float(std::sqrt(v));
     else if constexpr (Func == ActivationFunction::Log) return float(std::log(v));
     else if constexpr (Func == ActivationFunction::Silu) return float(v / (1.0 + std::exp(-v)));
+    else if constexpr (Func == ActivationFunction::GeluDx) {
+        constexpr double inv_sqrt_2pi = 0.39894228040143267794;  // 1 / sqrt(2 pi)
+        return float(0.5 * (1.0 + std::erf(v * M_SQRT1_2)) + v * inv_sqrt_2pi * std::exp(-0.5 * v * v));
+    }
     else static_assert(Func != Func, "an activation function of activation_functions.def without semantics");
 }
 

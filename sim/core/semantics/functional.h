@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "config/host_spec.h"
 #include "isa/access_pattern.h"
 #include "isa/instruction.h"
+#include "core/semantics/rounding_state.h"
 #include "platform/sparse_memory.h"
 
 namespace nsim::sim::core {
@@ -31,6 +33,9 @@ struct MemorySpaces {
     uint64_t psum_partition_bytes = 0;
     // Resolves a DRAM/HOST operand's tensor index (from the container's tensor table).
     std::function<TensorLocation(isa::MemorySpace space, uint32_t tensor)> tensor_location;
+    // How writes of this core round into narrow float types (set_rounding). Each MemorySpaces made
+    // has its own, nearest-even until the program says otherwise; copies share it.
+    std::shared_ptr<RoundingState> rounding = std::make_shared<RoundingState>();
 };
 
 // A dense [partitions][free elements] block of values in fp32, in access-pattern order.
@@ -52,7 +57,8 @@ public:
 
 // Reads an operand, converting each element from its dtype to fp32.
 Tile read_tile(const isa::AccessPattern& ap, const MemorySpaces& spaces);
-// Writes an operand, rounding each fp32 value to its dtype the way the hardware does (RNE).
+// Writes an operand, rounding each fp32 value to its dtype the way the hardware does: to nearest
+// even, or stochastically into bf16/fp16/fp8 while the core's rounding state says so.
 void write_tile(const isa::AccessPattern& ap, const Tile& tile, const MemorySpaces& spaces);
 // Moves elements from src to dst as a DMA does: raw bytes when the dtypes match, converted otherwise.
 void copy_elements(const isa::AccessPattern& dst, const isa::AccessPattern& src, const MemorySpaces& spaces);

@@ -25,12 +25,16 @@ void write_tile(const isa::AccessPattern& ap, const Tile& tile, const MemorySpac
         throw SemanticsError("writing " + std::to_string(tile.values.size()) + " values to a " +
                              std::string(isa::name_of(ap.space)) + " operand of " + std::to_string(count) + " elements");
     std::vector<uint8_t> bytes(count * isa::size_in_bytes(ap.dtype));
-    dtype::encode(ap.dtype, tile.values.data(), bytes.data(), count);
+    if (spaces.rounding && spaces.rounding->stochastic() && dtype::rounds_stochastically(ap.dtype))
+        dtype::encode_stochastic(ap.dtype, tile.values.data(), bytes.data(), count,
+                                 spaces.rounding->next_write_bits(count).data());
+    else
+        dtype::encode(ap.dtype, tile.values.data(), bytes.data(), count);
     scatter_bytes(ap, bytes.data(), spaces);
 }
 
 // Elements correspond in pattern order; equal dtypes move bit patterns untouched (NaN payloads,
-// int32 beyond 2^24), different ones convert through fp32 with the usual RNE.
+// int32 beyond 2^24), different ones convert through fp32 as write_tile rounds.
 void copy_elements(const isa::AccessPattern& dst, const isa::AccessPattern& src, const MemorySpaces& spaces) {
     const uint64_t count = element_count(src);
     if (element_count(dst) != count)

@@ -1,0 +1,48 @@
+// Backward of one BERT encoder layer (post-LayerNorm, as device/bert_program.cpp runs it) on the
+// device, chaining the backward kernels from the layer's output gradient to its input's:
+//   LN2 -> output dense -> GELU -> intermediate dense -> (+ residual) -> LN1 -> attention output dense
+//   -> attention (dQ, dK, dV) -> Q, K, V dense -> (+ residual) = dx
+// The forward's activations it reads are on chip (saved by the forward, or given by a test); the
+// attention gradients come out feature-major and are transposed for the Q/K/V weight gradients.
+// Every dtype is the program's matmul dtype except the parameter gradients (fp32, what AdamW reads).
+#pragma once
+
+#include "device/attention_kernel.h"
+#include "train/tile_products.h"
+
+namespace nsim::kernels::train {
+
+struct EncoderLayerSaved {
+    const TileSet *x, *q, *k;                 // token-major [tokens, hidden]
+    const TileSet *q_t, *k_t, *v_t;            // feature-major [hidden, tokens]
+    const TileSet *context, *attention_sum, *attended;   // token-major [tokens, hidden]
+    const TileSet *intermediate_in, *intermediate;       // token-major [tokens, intermediate]
+    const TileSet *output_sum;                           // token-major [tokens, hidden]
+};
+
+struct EncoderLayerParameters {
+    // W [out, in] in device memory: the layout dX = dY W streams.
+    device::DramMatrix query, key, value, attention_output, intermediate, output;
+    builder::Buffer attention_gamma_row, output_gamma_row;  // fp32 [partitions, hidden], broadcast
+    float layer_norm_eps = 1e-12f;
+    builder::Buffer mask;  // fp32 [partitions, tokens], as device::build_attention_mask makes it
+};
+
+struct LinearGradientTiles {
+    TileSet weight, bias;  // [out, in], [1, out] fp32
+};
+struct NormGradientTiles {
+    TileSet gamma, beta;  // [1, hidden] fp32
+};
+struct EncoderLayerGradientTiles {
+    TileSet input;  // dL/dx, token-major, matmul dtype
+    LinearGradientTiles query, key, value, attention_output, intermediate, output;
+    NormGradientTiles attention_norm, output_norm;
+};
+
+// dy: the gradient of the layer's output, token-major in the matmul dtype.
+EncoderLayerGradientTiles encoder_layer_backward(KernelContext& ctx, const device::AttentionShape& shape,
+                                                 const EncoderLayerSaved& saved, const EncoderLayerParameters& params,
+                                                 const TileSet& dy);
+
+}  // namespace nsim::kernels::train
