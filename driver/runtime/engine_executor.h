@@ -19,6 +19,9 @@ public:
 
     ExecutionResult execute(sim::Platform& platform, const LoadedProgram& program, const ExecutionRequest& request) override;
 
+    // Whether executions from now on compute values (one runtime runs timing and functional programs).
+    void set_functional(bool functional) { functional_ = functional; }
+
     const sim::core::RunStatistics& last_statistics() const { return last_; }
     // The next execution writes its Chrome trace to `out` (once).
     void trace_next_execution(std::ostream* out) { trace_ = out; }

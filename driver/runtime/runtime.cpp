@@ -475,6 +475,8 @@ NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* out
     // The runtime's own work per call (request set-up, doorbell, completion wake-up), besides the copies.
     driver::host_time::advance_s(spec_.chip.driver.runtime_execute_overhead_s);
     model->request = ExecutionRequest{};
+    // The doorbell runs the model being executed, also when another one was loaded on its core since.
+    install_on_sequencer(*model);
     model->request.timeout_s = options_.exec_timeout_s.value_or(0);
     model->last_result = ExecutionResult{};
     // The doorbell of the model's first core starts it; its notification says it is over.

@@ -48,14 +48,16 @@ std::vector<uint8_t> tensor_bytes(const isa::TensorInfo& tensor, const npy::Arra
     const std::string head = fmt::format("input '{}' ({}): {}", tensor.name, tensor_text(tensor), source);
     if (array.shape != tensor.shape)
         throw TensorFileError(fmt::format("{} has shape {}, the tensor is {}", head, npy::shape_text(array.shape),
-                                          npy::shape_text(tensor.shape)));
+                                          npy::shape_text(tensor.shape)),
+                              TensorFileError::Problem::Shape);
     const bool exact = array.descr == output_descr(tensor.dtype) && !is_narrow_float(tensor.dtype);
     const bool widened = is_narrow_float(tensor.dtype) && array.descr == "<f4";
     const bool half = tensor.dtype == isa::DType::Fp16 && array.descr == "<f2";
     if (exact || half) return array.data;
     if (!widened)
         throw TensorFileError(fmt::format("{} holds {}, the tensor takes {}", head, npy::type_name(array.descr),
-                                          accepted_types(tensor.dtype)));
+                                          accepted_types(tensor.dtype)),
+                              TensorFileError::Problem::Type);
     const size_t count = array.element_count();
     std::vector<float> values(count);
     std::memcpy(values.data(), array.data.data(), count * sizeof(float));
@@ -78,30 +80,66 @@ npy::Array tensor_array(const isa::TensorInfo& tensor, const std::vector<uint8_t
     return array;
 }
 
-void bind_inputs(isa::Container& program, const std::map<std::string, std::filesystem::path>& files) {
+namespace {
+
+// How the user gave a tensor's values, for messages: `given` names one ("--input B"), `hint` says how
+// to give a missing one ("give --input B=FILE.npy").
+struct Wording {
+    std::function<std::string(const std::string& name)> given, hint;
+};
+
+// Sets each of `names` from `array_of` (its array and where it came from), then reports any input or
+// weight left without data.
+void set_tensor_values(isa::Container& program, const std::vector<std::string>& names,
+          const std::function<std::pair<npy::Array, std::string>(const std::string& name)>& array_of, const Wording& words) {
+    using Problem = TensorFileError::Problem;
     std::vector<std::string> settable;
     for (const isa::TensorInfo& t : program.tensors)
         if (t.role == isa::TensorRole::Input || t.role == isa::TensorRole::Weight) settable.push_back(t.name);
-    for (const auto& [name, path] : files) {
+    for (const std::string& name : names) {
         auto it = std::find_if(program.tensors.begin(), program.tensors.end(), [&](const isa::TensorInfo& t) { return t.name == name; });
         if (it == program.tensors.end())
-            throw TensorFileError(fmt::format("--input {}: the program has no tensor '{}' (its inputs and weights: {})", name, name,
-                                              settable.empty() ? "none" : fmt::format("{}", fmt::join(settable, ", "))));
+            throw TensorFileError(fmt::format("{}: the program has no tensor '{}' (its inputs and weights: {})", words.given(name), name,
+                                              settable.empty() ? "none" : fmt::format("{}", fmt::join(settable, ", "))),
+                                  Problem::UnknownTensor);
         if (it->role != isa::TensorRole::Input && it->role != isa::TensorRole::Weight)
-            throw TensorFileError(fmt::format("--input {}: '{}' is an {} tensor of the program, not an input or a weight", name,
-                                              name, isa::name_of(it->role)));
-        npy::Array array;
-        try {
-            array = npy::read_file(path);
-        } catch (const npy::NpyError& e) {
-            throw TensorFileError(fmt::format("input '{}': {}", name, e.what()));
-        }
-        it->data = tensor_bytes(*it, array, path.string());
+            throw TensorFileError(fmt::format("{}: '{}' is an {} tensor of the program, not an input or a weight", words.given(name),
+                                              name, isa::name_of(it->role)),
+                                  Problem::UnknownTensor);
+        const auto [array, source] = array_of(name);
+        it->data = tensor_bytes(*it, array, source);
     }
     for (const isa::TensorInfo& t : program.tensors)
         if ((t.role == isa::TensorRole::Input || t.role == isa::TensorRole::Weight) && t.data.empty())
-            throw TensorFileError(fmt::format("missing {} '{}' ({}): give --input {}=FILE.npy", isa::name_of(t.role), t.name,
-                                              tensor_text(t), t.name));
+            throw TensorFileError(fmt::format("missing {} '{}' ({}): {}", isa::name_of(t.role), t.name, tensor_text(t), words.hint(t.name)),
+                                  Problem::Missing);
+}
+
+}  // namespace
+
+void bind_inputs(isa::Container& program, const std::map<std::string, std::filesystem::path>& files) {
+    std::vector<std::string> names;
+    for (const auto& [name, path] : files) names.push_back(name);
+    const Wording words{[](const std::string& name) { return "--input " + name; },
+                        [](const std::string& name) { return "give --input " + name + "=FILE.npy"; }};
+    set_tensor_values(program, names, [&](const std::string& name) -> std::pair<npy::Array, std::string> {
+        const std::filesystem::path& path = files.at(name);
+        try {
+            return {npy::read_file(path), path.string()};
+        } catch (const npy::NpyError& e) {
+            throw TensorFileError(fmt::format("input '{}': {}", name, e.what()));
+        }
+    }, words);
+}
+
+void bind_arrays(isa::Container& program, const std::map<std::string, npy::Array>& arrays) {
+    std::vector<std::string> names;
+    for (const auto& [name, array] : arrays) names.push_back(name);
+    const Wording words{[](const std::string& name) { return "inputs['" + name + "']"; },
+                        [](const std::string& name) { return "give inputs['" + name + "'] (a numpy array)"; }};
+    set_tensor_values(program, names, [&](const std::string& name) -> std::pair<npy::Array, std::string> {
+        return {arrays.at(name), "the array"};
+    }, words);
 }
 
 std::vector<std::filesystem::path> write_outputs(const isa::Container& program, const std::filesystem::path& dir,

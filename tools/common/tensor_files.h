@@ -19,10 +19,14 @@
 
 namespace nsim::tensor_files {
 
-// One line naming the tensor (and the file) that is wrong.
+// One line naming the tensor (and the file) that is wrong; `problem` says what kind of wrong, so
+// that the Python module raises KeyError, ValueError or TypeError as numpy users expect.
 class TensorFileError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    enum class Problem { Other, UnknownTensor, Missing, Shape, Type };
+    explicit TensorFileError(const std::string& message, Problem problem = Problem::Other)
+        : std::runtime_error(message), problem(problem) {}
+    Problem problem;
 };
 
 // "B=inputs/b.npy" -> {"B", "inputs/b.npy"}; TensorFileError when there is no '=' or a side is empty.
@@ -38,6 +42,9 @@ npy::Array tensor_array(const isa::TensorInfo& tensor, const std::vector<uint8_t
 // has no data (of its own or from a file) is reported missing: a run with files would otherwise
 // compute on zeros without saying so.
 void bind_inputs(isa::Container& program, const std::map<std::string, std::filesystem::path>& files);
+// The same from arrays in memory (the Python module's numpy inputs), named in messages as
+// `inputs['NAME']`.
+void bind_arrays(isa::Container& program, const std::map<std::string, npy::Array>& arrays);
 
 // Writes each output tensor as DIR/NAME.npy (DIR made when absent); `bytes_of` gives its contents.
 // Returns the files written.

@@ -2,7 +2,7 @@
 
 namespace nsim::tools {
 
-ExecutionProgress::ExecutionProgress(ModelSession& session, std::string label, uint64_t executions)
+ExecutionProgress::ExecutionProgress(library::Session& session, std::string label, uint64_t executions)
     : session_(session), bar_(std::move(label), executions) {
     // Off a terminal nothing is drawn, so the engines need not report.
     if (bar_.on_terminal())

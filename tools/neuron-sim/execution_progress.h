@@ -1,4 +1,4 @@
-// The progress bar of a model session's executions (run, run --pairs): it moves after each
+// The progress bar of a session's executions (run, run --pairs): it moves after each
 // execution and, through the engines' progress reports, during one, so a run of a single long
 // execution shows it too.
 #pragma once
@@ -6,14 +6,14 @@
 #include <cstdint>
 #include <string>
 
-#include "neuron-sim/model_session.h"
+#include "library/program_session.h"
 #include "neuron-sim/progress_bar.h"
 
 namespace nsim::tools {
 
 class ExecutionProgress {
 public:
-    ExecutionProgress(ModelSession& session, std::string label, uint64_t executions);
+    ExecutionProgress(library::Session& session, std::string label, uint64_t executions);
     ~ExecutionProgress();  // the session stops reporting to it
 
     ExecutionProgress(const ExecutionProgress&) = delete;
@@ -22,7 +22,7 @@ public:
     void execution_finished();
 
 private:
-    ModelSession& session_;
+    library::Session& session_;
     ProgressBar bar_;
     uint64_t finished_ = 0;
 };

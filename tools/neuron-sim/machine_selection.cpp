@@ -3,6 +3,7 @@
 #include "common/host_configs.h"
 #include "common/tool_main.h"
 #include "host_state.h"
+#include "library/instance.h"
 #include "neuron-ls/host_selection.h"
 
 namespace nsim::tools {
@@ -19,15 +20,7 @@ void MachineSelection::add_options(CLI::App& app) {
     app.add_option("--config", config_files, "Extra YAML file with your own chips or instances")->check(CLI::ExistingFile);
 }
 
-config::HostSpec MachineSelection::resolve() const {
-    const config::ConfigSet configs = load_configs(instance, config_files);
-    if (instance.empty()) {
-        std::string names;
-        for (const auto& n : configs.instance_names()) names += (names.empty() ? "" : ", ") + n;
-        throw UserError("no instance given; use --instance NAME (one of: " + names + ")");
-    }
-    return configs.host(instance);
-}
+config::HostSpec MachineSelection::resolve() const { return library::host_spec(instance, config_files); }
 
 MachineSelection MachineSelection::or_existing_host() const {
     if (!instance.empty()) return *this;
@@ -36,10 +29,6 @@ MachineSelection MachineSelection::or_existing_host() const {
     return chosen;
 }
 
-config::HostSpec MachineSelection::resolve_host() const {
-    const config::HostSpec spec = resolve();
-    remember_host_configs(driver::HostState::default_home(), spec.instance.name, config_files);
-    return spec;
-}
+config::HostSpec MachineSelection::resolve_host() const { return library::use_host(instance, config_files); }
 
 }  // namespace nsim::tools

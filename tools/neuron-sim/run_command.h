@@ -1,15 +1,12 @@
-// `neuron-sim run PROG.bin`: load a program onto the simulated machine, execute it on the engines
-// and report cycles, time, per-engine busy %, DMA / device-memory / PCIe traffic; optionally a
-// Chrome trace. Loading (placement + tensors) and executing are separate steps, so that the runtime
-// can later do the loading through the driver.
+// `neuron-sim run PROG.bin`: the options of a run, and the command that checks them and hands the
+// program to the library (tools/library): a plain run (model_run_command.h) or sentence pairs
+// (pairs_command.h).
 #pragma once
 
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <vector>
 
-#include "isa/container.h"
 #include "neuron-sim/machine_selection.h"
 
 namespace nsim::tools {
@@ -32,11 +29,5 @@ struct RunOptions {
 };
 
 int run_program(const MachineSelection& machine, const RunOptions& options);
-
-// The program in `bytes`, read from `path`; a UserError naming the file when it is not one.
-isa::Container read_program(const std::vector<uint8_t>& bytes, const std::string& path);
-
-// The --trace file opened for writing (not open when none was asked); UserError when it cannot be.
-std::ofstream open_trace_file(const RunOptions& options);
 
 }  // namespace nsim::tools

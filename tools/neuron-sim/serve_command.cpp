@@ -8,8 +8,9 @@
 
 #include "common/tool_main.h"
 #include "isa/container_io.h"
-#include "neuron-sim/model_session.h"
-#include "neuron-sim/run_command.h"
+#include "library/instance.h"
+#include "library/program_preparation.h"
+#include "library/program_session.h"
 #include "serving_simulation.h"
 
 namespace nsim::tools {
@@ -17,14 +18,15 @@ namespace nsim::tools {
 int run_serve(const MachineSelection& machine, const ServeOptions& options) {
     const config::HostSpec spec = machine.resolve_host();
     const std::vector<uint8_t> bytes = isa::read_file(options.program);
-    if (!is_built_model(read_program(bytes, options.program)))
+    if (!library::is_built_model(library::read_program(bytes, options.program)))
         throw UserError(options.program + " is not a model built by neuron-build (serve needs its batch and copies)");
-    ModelSession session(spec, bytes, false);
+    library::Instance instance(spec);
+    library::Session session(instance, bytes, false);
 
     // Every copy runs the compiled shape (short batches are padded), so one simulated execution of
     // the program - all copies at once, sharing DMA and device memory as they do under load - gives
     // the PCIe + engine time; only the host-side embedding depends on how many requests are real.
-    std::optional<ExecutionTiming> compiled_shape;
+    std::optional<library::ExecutionTiming> compiled_shape;
     auto execution_time = [&](uint32_t real) {
         if (!compiled_shape) compiled_shape = session.execute();
         return session.host_embedding_s(real) + compiled_shape->runtime_call_s;

@@ -11,6 +11,7 @@ packages=(
   libncurses-dev tmux procps clang
   libicu-dev zlib1g-dev libopenblas-dev
   libcpp-httplib-dev curl
+  python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
 )
 
 missing=()

@@ -1,4 +1,4 @@
-#include "neuron-sim/token_inputs.h"
+#include "library/token_inputs.h"
 
 #include <stdexcept>
 
@@ -7,11 +7,11 @@
 #include "bert/embedding_tables_file.h"
 #include "builder/program_builder.h"
 #include "common/input_error.h"
-#include "common/tool_main.h"
+#include "library/library_error.h"
 #include "device/bert_program.h"
 #include "reference/embeddings.h"
 
-namespace nsim::tools {
+namespace nsim::library {
 namespace {
 
 std::vector<float> as_floats(const std::vector<int32_t>& ids) { return std::vector<float>(ids.begin(), ids.end()); }
@@ -22,28 +22,28 @@ TokenInputs::TokenInputs(const isa::Container& program, const std::filesystem::p
     if (program.metadata_value("embedding") != "host") return;
     const std::string crc = program.metadata_value("host_embedding_tables_crc32");
     if (crc.empty())
-        throw UserError(fmt::format("model {} embeds on the host but has no embedding tables (its weights have none, "
+        throw Error(fmt::format("model {} embeds on the host but has no embedding tables (its weights have none, "
                                     "or an older neuron-build wrote it): it cannot start from token ids",
                                     program.metadata_value("model")));
     const std::filesystem::path path = kernels::host_embedding_tables_path(model_file);
     if (!std::filesystem::exists(path))
-        throw UserError(fmt::format("{}: missing; neuron-build writes the host-side embedding tables of {} there "
+        throw Error(fmt::format("{}: missing; neuron-build writes the host-side embedding tables of {} there "
                                     "(keep or rename the two files together)",
                                     path.string(), model_file.string()));
     try {
         host_tables_ = kernels::load_embedding_tables(path, metadata_u32(program, "host_embedding_tables_crc32", 0));
     } catch (const kernels::InputError& e) {
-        throw UserError(e.what());
+        throw Error(e.what());
     }
     const std::string eps = program.metadata_value("layer_norm_eps");
     try {
         if (!eps.empty()) layer_norm_eps_ = std::stod(eps);
     } catch (const std::exception&) {
-        throw UserError(fmt::format("the model's metadata 'layer_norm_eps' is '{}', not a number", eps));
+        throw Error(fmt::format("the model's metadata 'layer_norm_eps' is '{}', not a number", eps));
     }
 }
 
-void TokenInputs::write(const kernels::TokenBatch& tokens, ModelSession& session) const {
+void TokenInputs::write(const kernels::TokenBatch& tokens, Session& session) const {
     namespace device = kernels::device;
     if (host_tables_) {
         write_tensor(session, device::kEmbeddings, kernels::reference::embeddings(*host_tables_, tokens, layer_norm_eps_).values);
@@ -54,7 +54,7 @@ void TokenInputs::write(const kernels::TokenBatch& tokens, ModelSession& session
     write_tensor(session, device::kAttentionMask, as_floats(tokens.attention_mask));
 }
 
-void TokenInputs::write_tensor(ModelSession& session, const char* name, const std::vector<float>& values) const {
+void TokenInputs::write_tensor(Session& session, const char* name, const std::vector<float>& values) const {
     for (const isa::TensorInfo& t : program_.tensors) {
         if (t.name != name || t.role != isa::TensorRole::Input) continue;
         std::vector<uint8_t> bytes = kernels::builder::encode_values(values, t.dtype);
@@ -64,7 +64,7 @@ void TokenInputs::write_tensor(ModelSession& session, const char* name, const st
         input = std::move(bytes);
         return;
     }
-    throw UserError(fmt::format("the model has no input tensor '{}'", name));
+    throw Error(fmt::format("the model has no input tensor '{}'", name));
 }
 
-}  // namespace nsim::tools
+}  // namespace nsim::library

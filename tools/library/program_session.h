@@ -1,33 +1,32 @@
-// A program - a model built by neuron-build or one assembled by neuron-as - loaded and executed the
-// way an application does it: through the nrt-style runtime on the emulated driver (cores claimed,
-// code and tensors DMAed over PCIe, inputs host->device, the doorbell rung and the completion
-// awaited, outputs device->host). One execution's timing is split into its parts: host-side
-// embedding (when a BERT model takes embeddings), the runtime call (PCIe copies + engines), the
-// engines alone. Shared by `neuron-sim run` and `neuron-sim serve`.
+// A program - a model built by neuron-build, one assembled by neuron-as, or one made in Python -
+// loaded on an Instance and executed the way an application does it: through the nrt-style runtime
+// on the emulated driver (code and tensors DMAed over PCIe at load, inputs host->device, the doorbell
+// rung and the completion awaited, outputs device->host). One execution's timing is split into its
+// parts: host-side embedding (when a BERT model takes embeddings), the runtime call (PCIe copies +
+// engines), the engines alone. Shared by `neuron-sim run`, `run --pairs`, `serve` and the Python module.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "config/host_spec.h"
 #include "core/run_statistics.h"
 #include "isa/container.h"
-#include "engine_executor.h"
-#include "runtime.h"
+#include "library/instance.h"
+#include "npy_file.h"
 
-namespace nsim::tools {
+namespace nsim::library {
 
 // Whether a container is a BERT model from neuron-build (it says where its embedding runs) rather
-// than a program of its own (neuron-as); both run the same way, only BERT has batches and copies.
+// than a program of its own (neuron-as, a kernel builder); both run the same way, only BERT has
+// batches and copies.
 bool is_built_model(const isa::Container& program);
 // Whether it carries its weights (built without --timing-only), so it can compute real values.
 bool has_weights(const isa::Container& program);
-// A numeric metadata value (`fallback` when absent); UserError when it is not a number.
+// A numeric metadata value (`fallback` when absent); Error when it is not a number.
 uint32_t metadata_u32(const isa::Container& program, const std::string& key, uint32_t fallback);
 
 struct ExecutionTiming {
@@ -38,13 +37,18 @@ struct ExecutionTiming {
     sim::core::RunStatistics engines;
 };
 
-class ModelSession {
+class Session {
 public:
-    // Throws UserError (one line) when the runtime refuses: cores busy, device not ready, wrong generation...
-    ModelSession(const config::HostSpec& spec, const std::vector<uint8_t>& container_bytes, bool functional);
-    ~ModelSession();
+    // Loads `container_bytes` on `instance` (which must outlive the session); `functional` false runs
+    // timing only. Error (one line) when the runtime refuses: not valid, does not fit, wrong generation...
+    Session(Instance& instance, const std::vector<uint8_t>& container_bytes, bool functional);
+    ~Session();   // unloads the program and frees its tensors
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
 
     const isa::Container& program() const { return model_->program; }
+    const std::string& name() const { return model_->name; }
+    bool functional() const { return functional_; }
     double load_time_s() const { return model_->load_time_s; }
     uint64_t load_pcie_bytes() const { return model_->dma_bytes; }   // code and tensors copied at load
     // What each execution copies over PCIe: every input host->device and every output device->host.
@@ -53,9 +57,12 @@ public:
     uint32_t copies() const;                    // data-parallel model copies (1 for pipeline)
     uint32_t batch() const;                     // sequences per copy per execution
 
-    // Input tensor by name (host memory), to fill before execute(); outputs after it.
+    // Input tensor by name (host memory), to fill before execute(); outputs after it. Error naming
+    // the tensor when the program has none of that name.
     std::vector<uint8_t>& input(const std::string& name);
     const std::vector<uint8_t>& output(const std::string& name) const;
+    // An output as a numpy array (bf16, fp16 and fp8 widened to float32; tools/common/tensor_files.h).
+    npy::Array output_array(const std::string& name) const;
 
     // The next execution also writes its Chrome trace here (null: none).
     void trace_next_execution(std::ostream* out);
@@ -67,20 +74,20 @@ public:
     ExecutionTiming execute(uint32_t real_sequences = UINT32_MAX);
 
     // The runtime and driver underneath (tests look at the driver's queues).
-    runtime::Runtime& runtime() { return *runtime_; }
+    runtime::Runtime& runtime() { return instance_.runtime(); }
     const runtime::Model& model() const { return *model_; }
+    const config::HostSpec& spec() const { return instance_.spec(); }
 
     // Host CPU time to embed `sequences` sequences (0 when the device embeds).
     double host_embedding_s(uint32_t sequences) const;
 
 private:
+    void release();   // frees the tensors and unloads the program (once)
 
-    config::HostSpec spec_;
+    Instance& instance_;
     bool functional_;
-    std::unique_ptr<runtime::Runtime> runtime_;
     runtime::Model* model_ = nullptr;
-    runtime::EngineExecutor* executor_ = nullptr;  // owned by runtime_
     std::map<std::string, runtime::Tensor*> inputs_, outputs_;
 };
 
-}  // namespace nsim::tools
+}  // namespace nsim::library

@@ -1,12 +1,12 @@
-#include "neuron-sim/model_vocabulary.h"
+#include "library/model_vocabulary.h"
 
 #include <fmt/format.h>
 
 #include "common/input_error.h"
-#include "common/tool_main.h"
-#include "neuron-sim/model_session.h"
+#include "library/library_error.h"
+#include "library/program_session.h"
 
-namespace nsim::tools {
+namespace nsim::library {
 
 namespace fs = std::filesystem;
 
@@ -17,7 +17,7 @@ kernels::WordPieceVocab model_vocabulary(const isa::Container& program, const st
     if (path.empty()) {
         const std::string recorded = program.metadata_value("vocab");
         if (!recorded.empty() && !fs::exists(recorded))
-            throw UserError(fmt::format("{}: the checkpoint's vocabulary that neuron-build recorded is gone (name one with --vocab)",
+            throw Error(fmt::format("{}: the checkpoint's vocabulary that neuron-build recorded is gone (name one with --vocab)",
                                         recorded));
         path = recorded.empty() ? default_vocabulary_path() : fs::path(recorded);
     }
@@ -25,12 +25,12 @@ kernels::WordPieceVocab model_vocabulary(const isa::Container& program, const st
         kernels::WordPieceVocab vocab = kernels::WordPieceVocab::load(path);
         const uint32_t rows = metadata_u32(program, "vocab_size", UINT32_MAX);
         if (vocab.size() > rows)
-            throw UserError(fmt::format("{}: {} tokens, but the model's word table has {} rows (vocab_size)", path.string(),
+            throw Error(fmt::format("{}: {} tokens, but the model's word table has {} rows (vocab_size)", path.string(),
                                         vocab.size(), rows));
         return vocab;
     } catch (const kernels::InputError& e) {
-        throw UserError(e.what());
+        throw Error(e.what());
     }
 }
 
-}  // namespace nsim::tools
+}  // namespace nsim::library

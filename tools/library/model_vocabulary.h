@@ -10,12 +10,12 @@
 #include "isa/container.h"
 #include "tokenizer/wordpiece_vocab.h"
 
-namespace nsim::tools {
+namespace nsim::library {
 
 std::filesystem::path default_vocabulary_path();
 
-// UserError (one line) for a vocabulary that is missing, unreadable, or with ids past the model's
+// Error (one line) for a vocabulary that is missing, unreadable, or with ids past the model's
 // word table (metadata vocab_size).
 kernels::WordPieceVocab model_vocabulary(const isa::Container& program, const std::string& vocab_option);
 
-}  // namespace nsim::tools
+}  // namespace nsim::library

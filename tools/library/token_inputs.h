@@ -10,26 +10,26 @@
 #include "bert/bert_weights.h"
 #include "bert/token_batch.h"
 #include "isa/container.h"
-#include "neuron-sim/model_session.h"
+#include "library/program_session.h"
 
-namespace nsim::tools {
+namespace nsim::library {
 
 class TokenInputs {
 public:
-    // UserError when the model embeds on the host but has no tables (built from weights without
+    // Error when the model embeds on the host but has no tables (built from weights without
     // embeddings, such as bert-tiny-sst2-fhe, or by an older neuron-build) or they are no longer next to
     // `model_file`. Keeps a reference to `program`.
     TokenInputs(const isa::Container& program, const std::filesystem::path& model_file);
 
     // `tokens` holds exactly the sequences of one execution.
-    void write(const kernels::TokenBatch& tokens, ModelSession& session) const;
+    void write(const kernels::TokenBatch& tokens, Session& session) const;
 
 private:
-    void write_tensor(ModelSession& session, const char* name, const std::vector<float>& values) const;
+    void write_tensor(Session& session, const char* name, const std::vector<float>& values) const;
 
     const isa::Container& program_;
     std::optional<kernels::BertEmbeddingWeights> host_tables_;
     double layer_norm_eps_ = 1e-12;
 };
 
-}  // namespace nsim::tools
+}  // namespace nsim::library

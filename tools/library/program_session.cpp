@@ -1,0 +1,140 @@
+#include "library/program_session.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "host_time.h"
+#include "library/library_error.h"
+#include "tensor_files.h"
+
+namespace nsim::library {
+
+uint32_t metadata_u32(const isa::Container& program, const std::string& key, uint32_t fallback) {
+    const std::string text = program.metadata_value(key);
+    if (text.empty()) return fallback;
+    try {
+        return uint32_t(std::stoul(text));
+    } catch (const std::exception&) {
+        throw Error(fmt::format("the model's metadata '{}' is '{}', not a number", key, text));
+    }
+}
+
+bool is_built_model(const isa::Container& program) { return !program.metadata_value("embedding").empty(); }
+bool has_weights(const isa::Container& program) { return program.metadata_value("weights").rfind("included", 0) == 0; }
+
+Session::Session(Instance& instance, const std::vector<uint8_t>& container_bytes, bool functional)
+    : instance_(instance), functional_(functional) {
+    runtime::Runtime& rt = runtime();
+    if (rt.load(container_bytes, -1, &model_) != runtime::NrtStatus::Success) throw Error(rt.last_error());
+    // Each device's cores write outputs into that device's memory, and the runtime reads them back from
+    // the first device's only: a functional run over several devices would return stale rows.
+    const size_t devices = model_->loaded.placement.devices().size();
+    if (functional_ && devices > 1) {
+        release();
+        throw Error(fmt::format("functional runs of a model over {} devices are not supported (outputs are read from "
+                                "the first device only); build it for at most {} cores",
+                                devices, spec().chip.cores_per_device));
+    }
+    for (const isa::TensorInfo& t : model_->program.tensors) {
+        if (t.role != isa::TensorRole::Input && t.role != isa::TensorRole::Output) continue;
+        runtime::Tensor* tensor = nullptr;
+        if (rt.tensor_allocate(runtime::TensorPlacement::Host, int32_t(model_->vnc), t.size_bytes(), t.name, &tensor) !=
+            runtime::NrtStatus::Success) {
+            const std::string message = rt.last_error();
+            release();
+            throw Error(message);
+        }
+        // A program's own input values (an assembled program's .data) are what it runs on.
+        if (t.role == isa::TensorRole::Input && !t.data.empty())
+            std::copy_n(t.data.begin(), std::min(t.data.size(), tensor->host.size()), tensor->host.begin());
+        (t.role == isa::TensorRole::Input ? inputs_ : outputs_)[t.name] = tensor;
+    }
+}
+
+Session::~Session() { release(); }
+
+void Session::release() {
+    runtime::Runtime& rt = runtime();
+    for (auto* tensors : {&inputs_, &outputs_}) {
+        for (auto& [name, tensor] : *tensors) rt.tensor_free(&tensor);
+        tensors->clear();
+    }
+    if (model_) rt.unload(model_);
+    model_ = nullptr;
+}
+
+void Session::trace_next_execution(std::ostream* out) { instance_.engines().trace_next_execution(out); }
+
+void Session::report_progress_to(std::function<void(uint64_t issued, uint64_t total)> progress) {
+    instance_.engines().report_progress_to(std::move(progress));
+}
+
+uint64_t Session::execution_pcie_bytes() const {
+    uint64_t bytes = 0;
+    for (const auto& tensors : {inputs_, outputs_})
+        for (const auto& [name, tensor] : tensors) bytes += tensor->host.size();
+    return bytes;
+}
+
+uint32_t Session::copies() const {
+    return program().metadata_value("parallel") == "pipeline" ? 1 : metadata_u32(program(), "cores", 1);
+}
+uint32_t Session::batch() const { return metadata_u32(program(), "batch", 1); }
+uint32_t Session::sequences_per_execution() const {
+    return metadata_u32(program(), "sequences_per_execution", batch() * copies());
+}
+
+std::vector<uint8_t>& Session::input(const std::string& name) {
+    auto it = inputs_.find(name);
+    if (it == inputs_.end()) throw Error("the model has no input tensor '" + name + "'");
+    return it->second->host;
+}
+
+const std::vector<uint8_t>& Session::output(const std::string& name) const {
+    auto it = outputs_.find(name);
+    if (it == outputs_.end()) throw Error("the model has no output tensor '" + name + "'");
+    return it->second->host;
+}
+
+npy::Array Session::output_array(const std::string& name) const {
+    const std::vector<uint8_t>& bytes = output(name);
+    for (const isa::TensorInfo& t : program().tensors)
+        if (t.name == name && t.role == isa::TensorRole::Output) return tensor_files::tensor_array(t, bytes);
+    throw Error("the model has no output tensor '" + name + "'");
+}
+
+double Session::host_embedding_s(uint32_t sequences) const {
+    if (program().metadata_value("embedding") != "host") return 0;
+    if (spec().instance.host_copy_bytes_per_s <= 0)
+        throw Error(fmt::format("instance {} has no host_copy_bytes_per_s in its config: the host-side embedding cannot be timed",
+                                spec().instance.name));
+    // Per token the host reads a word, a position and a token-type row and writes their
+    // layer-normalised sum (fp32); the normalisation itself stays in cache.
+    const double row_bytes = 4.0 * metadata_u32(program(), "hidden_size", 0);
+    const double bytes = double(sequences) * metadata_u32(program(), "seq_len", 0) * row_bytes * 4;
+    return bytes / spec().instance.host_copy_bytes_per_s;
+}
+
+ExecutionTiming Session::execute(uint32_t real_sequences) {
+    ExecutionTiming timing;
+    // Each copy's batch is embedded by its own host thread, concurrently (serve's model of workers,
+    // one per copy): the execution waits for the fullest copy's batch.
+    timing.host_embedding_s = host_embedding_s(std::min({real_sequences, sequences_per_execution(), batch()}));
+    runtime::TensorSet inputs, outputs;
+    for (auto& [name, tensor] : inputs_) inputs.tensors[name] = tensor;
+    for (auto& [name, tensor] : outputs_) outputs.tensors[name] = tensor;
+    runtime::Runtime& rt = runtime();
+    instance_.engines().set_functional(functional_);
+    const double start = driver::host_time::now_s();
+    if (rt.execute(model_, inputs, &outputs) != runtime::NrtStatus::Success) {
+        const std::string& report = model_->last_result.report;
+        throw Error(rt.last_error() + (report.empty() ? "" : "\n" + report));
+    }
+    timing.runtime_call_s = driver::host_time::now_s() - start;
+    timing.engines = instance_.engines().last_statistics();
+    timing.device_s = timing.engines.time_s;
+    return timing;
+}
+
+}  // namespace nsim::library
