@@ -14,6 +14,7 @@
 #include "core/run_report.h"
 #include "neuron-sim/model_session.h"
 #include "neuron-sim/execution_progress.h"
+#include "neuron-sim/profile_output.h"
 #include "tensor_files.h"
 
 namespace nsim::tools {
@@ -51,7 +52,7 @@ struct LatencySummary {
 int run_model(const MachineSelection& machine, const RunOptions& options, const std::vector<uint8_t>& container_bytes) {
     const auto wall_start = std::chrono::steady_clock::now();
     const config::HostSpec spec = machine.resolve_host();
-    std::ofstream trace_out = open_trace_file(options);
+    TraceFile trace(trace_options(options), options.iterations);
     ModelSession session(spec, container_bytes, options.functional);
     const bool bert = is_built_model(session.program());
     if (bert && options.functional && !has_weights(session.program())) throw UserError(kFunctionalNeedsWeights);
@@ -61,14 +62,14 @@ int run_model(const MachineSelection& machine, const RunOptions& options, const 
     {
         ExecutionProgress progress(session, "running", options.iterations);
         for (uint32_t i = 0; i < options.iterations; ++i) {
-            if (trace_out.is_open() && i + 1 == options.iterations) session.trace_next_execution(&trace_out);
+            session.trace_next_execution(trace.for_execution(i));
             last = session.execute();
             device_s.push_back(last.device_s);
             end_to_end_s.push_back(last.end_to_end_s());
             progress.execution_finished();
         }
     }
-    if (trace_out.is_open() && !trace_out) throw UserError("cannot write the trace file " + options.trace_file);
+    trace.finish();
     const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
     std::vector<std::filesystem::path> written;
@@ -80,6 +81,8 @@ int run_model(const MachineSelection& machine, const RunOptions& options, const 
             throw UserError(e.what());
         }
     }
+
+    if (write_profile(options, spec, session.program(), last.engines)) return 0;
 
     const LatencySummary device(device_s), end_to_end(end_to_end_s);
     const uint32_t sequences = bert ? session.sequences_per_execution() : 0;

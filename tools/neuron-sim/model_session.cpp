@@ -1,6 +1,8 @@
 #include "neuron-sim/model_session.h"
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -56,7 +58,10 @@ ModelSession::ModelSession(const config::HostSpec& spec, const std::vector<uint8
 
 ModelSession::~ModelSession() = default;
 
-void ModelSession::trace_next_execution(std::ostream* out) { executor_->trace_next_execution(out); }
+void ModelSession::trace_next_execution(sim::core::TraceWriter* writer) {
+    trace_next_ = writer;
+    runtime_->trace_next_execution(writer);
+}
 
 void ModelSession::report_progress_to(std::function<void(uint64_t issued, uint64_t total)> progress) {
     executor_->report_progress_to(std::move(progress));
@@ -110,6 +115,13 @@ ExecutionTiming ModelSession::execute(uint32_t real_sequences) {
     for (auto& [name, tensor] : inputs_) inputs.tensors[name] = tensor;
     for (auto& [name, tensor] : outputs_) outputs.tensors[name] = tensor;
     const double start = driver::host_time::now_s();
+    // The embedding is timed, not simulated (host time does not pass for it): its slice ends where the
+    // runtime call begins.
+    const runtime::HostTrace trace(std::exchange(trace_next_, nullptr));
+    const uint64_t call_ps = runtime::HostTrace::now_ps();
+    if (timing.host_embedding_s > 0)
+        trace.slice(runtime::HostTrack::Application, "host embedding",
+                    call_ps - std::min(call_ps, uint64_t(std::llround(timing.host_embedding_s * 1e12))), call_ps);
     if (runtime_->execute(model_, inputs, &outputs) != runtime::NrtStatus::Success) {
         const std::string& report = model_->last_result.report;
         throw UserError(runtime_->last_error() + (report.empty() ? "" : "\n" + report));

@@ -16,6 +16,7 @@
 
 #include "config/host_spec.h"
 #include "core/run_statistics.h"
+#include "core/trace_writer.h"
 #include "isa/container.h"
 #include "engine_executor.h"
 #include "runtime.h"
@@ -57,8 +58,8 @@ public:
     std::vector<uint8_t>& input(const std::string& name);
     const std::vector<uint8_t>& output(const std::string& name) const;
 
-    // The next execution also writes its Chrome trace here (null: none).
-    void trace_next_execution(std::ostream* out);
+    // The next execution is traced into `writer` (null: none): host side, host embedding and engines.
+    void trace_next_execution(sim::core::TraceWriter* writer);
     // Executions from now on report, now and then while the engines run, how many of their
     // instructions have issued (empty: no reports).
     void report_progress_to(std::function<void(uint64_t issued, uint64_t total)> progress);
@@ -81,6 +82,7 @@ private:
     runtime::Model* model_ = nullptr;
     runtime::EngineExecutor* executor_ = nullptr;  // owned by runtime_
     std::map<std::string, runtime::Tensor*> inputs_, outputs_;
+    sim::core::TraceWriter* trace_next_ = nullptr;
 };
 
 }  // namespace nsim::tools

@@ -45,7 +45,6 @@ int run_pairs(const MachineSelection& machine, const RunOptions& options, const 
         predictions_out.open(options.predictions, std::ios::trunc);
         if (!predictions_out) throw UserError(options.predictions + ": cannot create the predictions file");
     }
-    std::ofstream trace_out = open_trace_file(options);
 
     const config::HostSpec spec = machine.resolve_host();
     ModelSession session(spec, container_bytes, true);
@@ -59,14 +58,15 @@ int run_pairs(const MachineSelection& machine, const RunOptions& options, const 
     const kernels::PairBatches batches =
         kernels::batch_sentence_pairs(tokenizer, file.pairs, outcome.seq_len, session.sequences_per_execution());
     const size_t classes = metadata_u32(program, "num_labels", 2);
+    TraceFile trace(trace_options(options), uint32_t(batches.batches.size()));
 
     std::vector<float> logits;
     {
         ExecutionProgress progress(session, "classifying", batches.batches.size());
         for (const kernels::PairBatch& batch : batches.batches) {
             inputs.write(batch.tokens, session);
-            // The trace shows the last execution, as plain `run --trace` does.
-            if (trace_out.is_open() && &batch == &batches.batches.back()) session.trace_next_execution(&trace_out);
+            // The trace shows the last execution unless --trace-iteration says which, as in plain `run --trace`.
+            session.trace_next_execution(trace.for_execution(outcome.executions));
             const ExecutionTiming timing = session.execute(uint32_t(batch.pairs));
             outcome.device_s += timing.device_s;
             outcome.end_to_end_s += timing.end_to_end_s();
@@ -77,7 +77,7 @@ int run_pairs(const MachineSelection& machine, const RunOptions& options, const 
             ++outcome.executions;
         }
     }
-    if (trace_out.is_open() && !trace_out) throw UserError("cannot write the trace file " + options.trace_file);
+    trace.finish();
 
     const std::vector<kernels::Prediction> predictions = kernels::predictions_from_logits(logits, classes);
     if (predictions_out.is_open()) {

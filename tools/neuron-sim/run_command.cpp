@@ -63,12 +63,8 @@ std::vector<uint8_t> with_input_files(isa::Container program, const RunOptions& 
 
 }  // namespace
 
-std::ofstream open_trace_file(const RunOptions& options) {
-    std::ofstream out;
-    if (options.trace_file.empty()) return out;
-    out.open(options.trace_file);
-    if (!out) throw UserError("cannot write the trace file " + options.trace_file);
-    return out;
+TraceOptions trace_options(const RunOptions& options) {
+    return {options.trace_file, options.trace_iteration, options.trace_window};
 }
 
 // Every program, built or assembled, is loaded by the runtime through the driver and executed by

@@ -5,12 +5,12 @@
 #pragma once
 
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "isa/container.h"
 #include "neuron-sim/machine_selection.h"
+#include "neuron-sim/trace_file.h"
 
 namespace nsim::tools {
 
@@ -19,6 +19,10 @@ struct RunOptions {
     uint32_t iterations = 1;
     bool functional = false;
     std::string trace_file;   // empty: no trace
+    uint32_t trace_iteration = 0;  // 1-based execution the trace shows; 0: the last
+    std::string trace_window;      // START:END in us from the traced execution's start; empty: all of it
+    std::string profile_file;      // the last execution's neuron-profile summary as JSON; empty: none
+    bool profile = false;          // `neuron-sim profile`: print that summary instead of the report
     bool json = false;
     bool verbose = false;     // the engines' report lists every queue, not one line per core and engine kind
     bool check = false;       // race-check the program first and refuse to run it when anything is found
@@ -36,7 +40,7 @@ int run_program(const MachineSelection& machine, const RunOptions& options);
 // The program in `bytes`, read from `path`; a UserError naming the file when it is not one.
 isa::Container read_program(const std::vector<uint8_t>& bytes, const std::string& path);
 
-// The --trace file opened for writing (not open when none was asked); UserError when it cannot be.
-std::ofstream open_trace_file(const RunOptions& options);
+// The --trace, --trace-iteration and --trace-window options.
+TraceOptions trace_options(const RunOptions& options);
 
 }  // namespace nsim::tools

@@ -1,0 +1,44 @@
+#include "neuron-sim/trace_file.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "common/tool_main.h"
+
+namespace nsim::tools {
+
+TraceFile::TraceFile(const TraceOptions& options, uint32_t executions) : path_(options.file) {
+    if (options.file.empty()) {
+        if (options.iteration || !options.window.empty()) throw UserError("--trace-iteration and --trace-window need --trace FILE");
+        return;
+    }
+    if (options.iteration > executions)
+        throw UserError(fmt::format("--trace-iteration {}: the run makes {} execution{} (--iterations)", options.iteration,
+                                    executions, executions == 1 ? "" : "s"));
+    traced_ = options.iteration ? options.iteration - 1 : executions - 1;
+    sim::core::TraceWindow window;
+    try {
+        if (!options.window.empty()) window = sim::core::parse_trace_window(options.window);
+    } catch (const std::invalid_argument& e) {
+        throw UserError(e.what());
+    }
+    out_.open(options.file);
+    if (!out_) throw UserError("cannot write the trace file " + options.file);
+    writer_ = std::make_unique<sim::core::TraceWriter>(out_, window);
+}
+
+TraceFile::~TraceFile() = default;
+
+sim::core::TraceWriter* TraceFile::for_execution(uint32_t index) const {
+    return writer_ && index == traced_ ? writer_.get() : nullptr;
+}
+
+void TraceFile::finish() {
+    if (!writer_) return;
+    writer_->finish();
+    out_.close();
+    if (!out_) throw UserError("cannot write the trace file " + path_);
+}
+
+}  // namespace nsim::tools
