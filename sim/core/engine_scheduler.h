@@ -67,6 +67,8 @@ public:
     using RunError::RunError;
 };
 
+struct EngineRun;  // engine_run.h
+
 class EngineScheduler {
 public:
     // The program must have been placed (place_program) on this platform; functional runs also
@@ -81,8 +83,7 @@ public:
     const TraceRecorder& trace() const;
 
 private:
-    struct Impl;
-    std::unique_ptr<Impl> impl_;
+    std::unique_ptr<EngineRun> run_;
 };
 
 }  // namespace nsim::sim::core

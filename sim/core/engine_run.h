@@ -1,0 +1,274 @@
+// The state of one EngineScheduler run and the steps that advance it (engine_scheduler.h explains
+// the design). Private to the scheduler: its parts live in engine_run.cpp (construction, the turn,
+// issuing, the run's life), engine_run_dma.cpp (DMA bursts over shared resources),
+// engine_run_collectives.cpp (collectives, send/recv, barriers) and engine_run_statistics.cpp
+// (statistics and the deadlock report).
+#pragma once
+
+#define SC_INCLUDE_DYNAMIC_PROCESSES  // sc_spawn
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/cost_model.h"
+#include "core/engine_scheduler.h"
+#include "core/event_queue.h"
+#include "core/semantics/functional.h"
+
+namespace nsim::sim::core {
+
+struct EngineRun {
+    // Simulator granularity, not a hardware figure: a DMA reserves the shared resources it crosses
+    // burst by burst at the burst's own simulated time, so concurrent DMAs interleave on them.
+    static constexpr uint64_t kBurstBytes = uint64_t(1) << 16;
+
+    // Events between two ExecutionOptions::progress calls: rare enough to cost nothing next to the
+    // events themselves, frequent enough for a progress bar even in functional runs, where one
+    // instruction can take a hundred microseconds of host time.
+    static constexpr uint64_t kEventsPerProgressReport = 256;
+
+    // The engines count simulated time in picoseconds, SystemC in its time resolution: the two must agree.
+    static sc_core::sc_time at_ps(uint64_t ps) { return sc_core::sc_time::from_value(ps); }
+    static uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+    static uint64_t to_ps(double seconds) { return uint64_t(std::llround(seconds * 1e12)); }
+
+    enum class State : uint8_t { Ready, Waiting, Busy, Rendezvous, Done };
+
+    struct Leg {
+        BandwidthModel* model = nullptr;
+        uint64_t bytes = 0;
+        uint64_t sent = 0;
+    };
+
+    // The shared resources one transfer crosses and how many of its bytes each carries.
+    struct Path {
+        std::array<Leg, 5> legs{};  // the most a path crosses: DMA engine, two memories, PCIe up and down
+        size_t leg_count = 0;
+        void add(BandwidthModel* model, uint64_t bytes) {
+            if (model && bytes) legs[leg_count++] = Leg{model, bytes, 0};
+        }
+    };
+
+    // A DMA in progress: its path, how far it has got, and when its last byte has arrived.
+    struct Transfer : Path {
+        uint64_t total = 0, moved = 0, end = 0;
+    };
+
+    struct Queue {
+        uint32_t core = 0;  // program core
+        const isa::InstructionStream* stream = nullptr;
+        isa::Engine engine = isa::Engine::Pe;
+        uint8_t number = 0;
+        State state = State::Ready;
+        bool in_wait_list = false;
+        size_t next = 0;
+        uint64_t started = 0;      // current instruction's issue time
+        uint64_t wait_since = 0;
+        uint64_t last_matmul_end = UINT64_MAX;
+        TensorEngineState pe;
+        double ps_per_cycle = 0;
+        BandwidthModel* dma_engine = nullptr;
+        uint32_t track = 0;
+        uint64_t busy_ps = 0, wait_ps = 0, instructions = 0, bytes = 0;
+        std::string name;
+        bool bursting = false;     // its next step moves the next burst of `transfer`
+        Transfer transfer;
+    };
+
+    // One copy of the program's device region as a core reaches it.
+    struct RegionCopy {
+        TimedMemory* channel = nullptr;
+        uint64_t offset = 0;
+    };
+
+    struct Core {
+        PhysicalCore physical;
+        NeuronDevice* device = nullptr;
+        RegionCopy home, weights;  // its device's home copy; the copy in its own channel, for weights
+        const RegionCopy& copy_of(const isa::TensorInfo& t) const {
+            return t.role == isa::TensorRole::Weight ? weights : home;
+        }
+        MemorySpaces spaces;
+        std::vector<uint32_t> semaphores;
+        std::vector<uint32_t> waiting;  // queues blocked on one of this core's semaphores
+    };
+
+    struct Arrival {
+        uint32_t queue;
+        uint64_t time;
+    };
+    using RendezvousKey = std::array<uint32_t, 5>;
+
+    Platform& platform;
+    const isa::Container& program;
+    ProgramPlacement placement;
+    // What the queues run: the streams fetched from device memory when the placement has their code
+    // (instruction_fetch.h), else the program's own.
+    std::vector<isa::InstructionStream> fetched;
+    const std::vector<isa::InstructionStream>* streams = &program.streams;
+    ExecutionOptions options;
+    CostModel cost;
+    std::vector<Core> cores;
+    std::vector<Queue> queues;
+    // Queue i's process and the event that triggers it (its turn has come). sc_events do not move,
+    // hence not in Queue.
+    std::unique_ptr<sc_core::sc_event[]> wakes;
+    std::vector<sc_core::sc_process_handle> processes;
+    std::map<RendezvousKey, std::vector<Arrival>> rendezvous;
+    std::map<RendezvousKey, uint32_t> rendezvous_counts;
+    TraceRecorder trace;
+    uint64_t dma_overhead_ps = 0;
+    uint64_t collective_bytes = 0;
+
+    // The run in progress.
+    uint32_t iterations = 1;
+    uint32_t iteration = 0;
+    uint64_t iteration_start = 0, end = 0;
+    size_t finished = 0;  // queues done with the current iteration
+    EventQueue events;  // what resumes next, and when
+    bool over = false;
+    std::exception_ptr failure;
+    std::vector<double> iteration_s;
+
+    // Tells options.progress how many instructions have issued, every kEventsPerProgressReport events.
+    struct ProgressReporter {
+        const EngineRun& impl;
+        uint64_t total = 0, events = 0;
+        explicit ProgressReporter(const EngineRun& i) : impl(i) {
+            for (const Queue& q : impl.queues) total += q.stream->instructions.size();
+            total *= std::max<uint32_t>(1, impl.options.iterations);
+        }
+        void after_event() {
+            if (!impl.options.progress || ++events % kEventsPerProgressReport != 0) return;
+            uint64_t issued = 0;
+            for (const Queue& q : impl.queues) issued += q.instructions;
+            impl.options.progress(issued, total);
+        }
+    };
+    std::optional<ProgressReporter> progress;
+
+    EngineRun(Platform& p, const isa::Container& c, const ProgramPlacement& pl, ExecutionOptions o);
+
+    // ---- time bookkeeping -----------------------------------------------------------------------
+
+    uint64_t cycles_to_ps(const Queue& q, uint64_t cycles) const {
+        return uint64_t(std::llround(double(cycles) * q.ps_per_cycle));
+    }
+
+    std::string where(const Queue& q) const;
+
+    // Runs `body` (functional work) and turns what it throws into a RunError naming the instruction.
+    template <class Body>
+    void functional(const Queue& q, Body&& body) {
+        if (options.functional) check(q, body);
+    }
+    // The same in timing runs as well.
+    template <class Body>
+    void check(const Queue& q, Body&& body) {
+        try {
+            body();
+        } catch (const std::exception& e) {
+            throw RunError(fmt::format("{}: {}", where(q), e.what()));
+        }
+    }
+
+    // ---- the turn -------------------------------------------------------------------------------
+    // One queue's process runs at a time: the one whose wake-up is first in `events`. It takes its
+    // step (issues its next instruction, or moves the next burst of its DMA), which schedules what
+    // comes of it, and then passes the turn on: it makes visible the signals due before the next
+    // wake-up and triggers that wake-up's process through its sc_event, at the wake-up's time.
+
+    // The process of queue `qi`, triggered by its sc_event: it has the turn.
+    void take_turn(uint32_t qi);
+
+    void pass_turn(uint32_t me);
+
+    void step(uint32_t qi, uint64_t now);
+
+    // ---- issuing --------------------------------------------------------------------------------
+
+    void issue(uint32_t qi, uint64_t now);
+
+    // The queue's current instruction occupied it until `free`; its results are visible at `visible`.
+    void finish(uint32_t qi, uint64_t free, uint64_t visible);
+
+    void change_semaphore(uint32_t core_index, uint32_t semaphore, uint32_t value, uint64_t now);
+
+    RegionCopy region_copy(const DeviceRegion& region);
+
+    // ---- DMA ------------------------------------------------------------------------------------
+
+    // The shared resource an operand's bytes cross, besides the DMA engine itself.
+    BandwidthModel* resource_of(const Core& core, const isa::AccessPattern& ap, bool reading);
+
+    // A DMA: the fixed overhead, then its bytes burst by burst (dma_burst), each reserving every
+    // resource on the path at the burst's own time. A gather (dma_gather) reads its indices too, and
+    // its engine processes one descriptor per row: that time occupies the engine like the bytes it
+    // could have moved meanwhile (dma_descriptor_s x dma_engine_bytes_per_s).
+    void start_dma(uint32_t qi, const isa::Instruction& inst, uint64_t now);
+
+    // The next burst starts when the slowest resource of the path can take it.
+    void dma_burst(uint32_t qi, uint64_t now);
+
+    // ---- collectives, send/recv, barrier ----------------------------------------------------------
+
+    struct GroupShape {
+        uint32_t first = 0, count = 0;
+    };
+
+    GroupShape group_of(const isa::Instruction& inst) const;
+
+    // The k-th collective a core issues for a group meets the k-th of every other member; a send
+    // meets the receiver's k-th recv from that sender on that channel.
+    void arrive(uint32_t qi, const isa::Instruction& inst, uint64_t now);
+
+    // The resources one core-to-core step of `bytes` crosses, reserved from `ready`; returns when it
+    // has arrived.
+    uint64_t core_to_core(const Queue& sender, uint32_t to_core, uint64_t bytes, uint64_t ready);
+
+    BandwidthModel* link_between(unsigned a, unsigned b);
+
+    void meet(std::vector<Arrival>& met, uint64_t now);
+
+    // Ring algorithm: in each step every rank sends one share to the next rank, all at once.
+    uint64_t ring(const std::vector<Arrival>& met, const isa::Instruction& inst, uint64_t now);
+
+    // ---- the run ----------------------------------------------------------------------------------
+
+    std::string semaphore_name(uint32_t index) const;
+
+    std::string deadlock_report(uint64_t now) const;
+
+    void start_iteration(uint64_t now);
+
+    // Nothing is left to happen: the iteration ended, or the run deadlocked.
+    void settle();
+
+    void fail(std::exception_ptr error);
+
+    // Ends the run from inside the simulation (sc_start returns to run()) and its processes, so that
+    // none of them runs again. The calling process goes last: killing itself unwinds it.
+    void stop();
+
+    struct Counters {
+        uint64_t memory = 0, pcie = 0, links = 0;
+    };
+
+    Counters counters() const;
+
+    // Spawns the queues' processes and runs the simulation until they all finished every iteration,
+    // deadlocked or failed.
+    void simulate();
+
+    RunStatistics run();
+};
+
+}  // namespace nsim::sim::core
