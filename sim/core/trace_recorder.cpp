@@ -94,8 +94,10 @@ void TraceRecorder::write_counters(TraceWriter& writer, const std::vector<TraceT
         first = std::min(first, s.start_ps);
         last = std::max(last, s.start_ps + s.duration_ps);
     }
-    first = std::max(first, writer.window_start_ps());
-    last = std::min(last, writer.window_end_ps());
+    if (writer.bounded()) {
+        first = std::max(first, writer.window_start_ps());
+        last = std::min(last, writer.window_end_ps());
+    }
     if (last <= first) return;
     const uint64_t step = std::max<uint64_t>(1, (last - first + kCounterSamples - 1) / kCounterSamples);
     const size_t samples = size_t((last - first + step - 1) / step);
@@ -138,14 +140,16 @@ void TraceRecorder::write_counters(TraceWriter& writer, const std::vector<TraceT
             series.write[i] += share * double(t.hbm_write_bytes);
         }
     }
-    const double gb_per_s = 1e12 / double(step) / 1e9;  // bytes per sample interval -> GB/s
     for (size_t c = 0; c < cores.size(); ++c) {
         const Series& series = cores[c];
         if (series.dma.empty()) continue;
         double dma = -1, read = -1, write = -1;
         for (size_t i = 0; i <= samples; ++i) {
-            const uint64_t at = first + i * step;
-            // A last sample of zero closes each counter at the end of the span.
+            // A last sample of zero closes each counter at the end of the span; the last interval
+            // may be shorter than a step.
+            const uint64_t at = std::min(last, first + i * step);
+            const double width_ps = double(std::min(last, at + step) - at);
+            const double gb_per_s = i < samples && width_ps > 0 ? 1e3 / width_ps : 0;  // bytes per interval -> GB/s
             const double d = i < samples ? series.dma[i] * gb_per_s : 0;
             const double r = i < samples ? series.read[i] * gb_per_s : 0;
             const double w = i < samples ? series.write[i] * gb_per_s : 0;

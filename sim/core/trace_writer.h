@@ -48,6 +48,7 @@ public:
     void set_origin(uint64_t ps) { origin_ps_ = ps; }
     uint64_t origin() const { return origin_ps_; }
     // Absolute picoseconds of the window's ends (end: UINT64_MAX when open).
+    bool bounded() const { return window_.bounded(); }
     uint64_t window_start_ps() const;
     uint64_t window_end_ps() const;
     bool overlaps_window(uint64_t start_ps, uint64_t end_ps) const;
