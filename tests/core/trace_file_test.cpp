@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <zlib.h>
 
 #include "cli_test_support.h"
 
@@ -136,7 +137,9 @@ TEST(TraceFile, HostSlicesWaitSlicesAndCountersAreThereAndAgree) {
     for (const Slice& s : instructions) {
         ASSERT_TRUE(s.args.contains("operands")) << s.name;
         EXPECT_NE(s.args["operands"].get<std::string>().find(s.thread + " " + s.name), std::string::npos) << s.args.dump();
-        if (s.name == "dma_copy") EXPECT_GT(s.args["bytes"].get<uint64_t>(), 0u);
+        if (s.name == "dma_copy") {
+            EXPECT_GT(s.args["bytes"].get<uint64_t>(), 0u);
+        }
     }
 
     // Waits: on the queue that waited, ending where its instruction starts; per queue they add up to
@@ -217,6 +220,34 @@ TEST(TraceFile, TracesTheChosenExecutionAndWindow) {
     EXPECT_GT(counters, 0u);
 }
 
+
+std::string file_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// What zlib reads back from a gzip file.
+std::string gunzip(const std::string& path) {
+    gzFile file = gzopen(path.c_str(), "rb");
+    EXPECT_NE(file, nullptr) << path;
+    std::string text;
+    char buffer[1 << 14];
+    for (int n; file && (n = gzread(file, buffer, sizeof buffer)) > 0;) text.append(buffer, size_t(n));
+    if (file) gzclose(file);
+    return text;
+}
+
+TEST(TraceFile, AGzFileIsTheSameTraceCompressed) {
+    const std::string run = sim() + " --instance trn1.2xlarge run " + tiled_gemm() + " --trace ";
+    const std::string plain = (fs::path(testing::TempDir()) / "trace_plain.json").string();
+    const std::string packed = (fs::path(testing::TempDir()) / "trace_packed.json.gz").string();
+    ASSERT_EQ(test::run_command(run + plain).exit_code, 0);
+    ASSERT_EQ(test::run_command(run + packed).exit_code, 0);
+    const std::string text = file_text(plain);
+    EXPECT_EQ(gunzip(packed), text);
+    EXPECT_LT(fs::file_size(packed) * 3, text.size()) << "compressed";
+    EXPECT_FALSE(Trace(plain).host("input B").empty());
+}
 
 TEST(TraceFile, BadChoicesAreOneLine) {
     const std::string run = sim() + " --instance trn1.2xlarge run " + tiled_gemm();

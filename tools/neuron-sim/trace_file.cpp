@@ -1,10 +1,12 @@
 #include "neuron-sim/trace_file.h"
 
+#include <fstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "common/tool_main.h"
+#include "neuron-sim/gzip_stream.h"
 
 namespace nsim::tools {
 
@@ -23,9 +25,11 @@ TraceFile::TraceFile(const TraceOptions& options, uint32_t executions) : path_(o
     } catch (const std::invalid_argument& e) {
         throw UserError(e.what());
     }
-    out_.open(options.file);
-    if (!out_) throw UserError("cannot write the trace file " + options.file);
-    writer_ = std::make_unique<sim::core::TraceWriter>(out_, window);
+    const bool gzip = options.file.size() > 3 && options.file.compare(options.file.size() - 3, 3, ".gz") == 0;
+    if (gzip) out_ = std::make_unique<GzipOutputStream>(options.file);
+    else out_ = std::make_unique<std::ofstream>(options.file);
+    if (!*out_) throw UserError("cannot write the trace file " + options.file);
+    writer_ = std::make_unique<sim::core::TraceWriter>(*out_, window);
 }
 
 TraceFile::~TraceFile() = default;
@@ -37,8 +41,9 @@ sim::core::TraceWriter* TraceFile::for_execution(uint32_t index) const {
 void TraceFile::finish() {
     if (!writer_) return;
     writer_->finish();
-    out_.close();
-    if (!out_) throw UserError("cannot write the trace file " + path_);
+    if (auto* gzip = dynamic_cast<GzipOutputStream*>(out_.get())) gzip->close();
+    else static_cast<std::ofstream&>(*out_).close();
+    if (!*out_) throw UserError("cannot write the trace file " + path_);
 }
 
 }  // namespace nsim::tools

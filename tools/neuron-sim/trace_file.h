@@ -1,11 +1,12 @@
 // The --trace file of `neuron-sim run`: which execution it traces (--trace-iteration, default the
 // last), the window it keeps (--trace-window), and the streaming writer every traced slice goes
-// through (sim/core/trace_writer.h). Bad values are one-line UserErrors, said before anything runs.
+// through (sim/core/trace_writer.h); a FILE ending in .gz is written gzip-compressed. Bad values are
+// one-line UserErrors, said before anything runs.
 #pragma once
 
 #include <cstdint>
-#include <fstream>
 #include <memory>
+#include <ostream>
 #include <string>
 
 #include "core/trace_writer.h"
@@ -33,7 +34,7 @@ public:
 private:
     std::string path_;
     uint32_t traced_ = 0;  // 0-based
-    std::ofstream out_;
+    std::unique_ptr<std::ostream> out_;
     std::unique_ptr<sim::core::TraceWriter> writer_;
 };
 
