@@ -63,7 +63,8 @@ int sc_main(int argc, char** argv) {
         ->needs(pairs);
     run_cmd->add_option("--trace", run.trace_file,
                         "Write a Chrome trace (Perfetto opens it) of one execution to this file: the load, the host's "
-                        "copies and runtime work, every instruction and semaphore wait, DMA and HBM bandwidth counters");
+                        "copies and runtime work, every instruction and semaphore wait, DMA and HBM bandwidth counters (FILE.gz: "
+                        "gzip-compressed, as Perfetto opens it too)");
     run_cmd->add_option("--trace-iteration", run.trace_iteration, "With --trace: the execution to trace, 1 to --iterations (default: the last)")
         ->check(CLI::Range(1u, 1000000u));
     run_cmd->add_option("--trace-window", run.trace_window,
