@@ -224,6 +224,11 @@ TEST(RunCommand, UsageErrorsAreOneLineWithExitCode2) {
     const auto missing = test::run_command(sim() + " --instance trn1.2xlarge run");
     expect_one_line_error(missing, "program is required");
     EXPECT_EQ(missing.exit_code, 2);
+    // --pairs reports its own figures: a profile of its executions is not what it makes.
+    const auto profile = test::run_command(sim() + " --instance trn1.2xlarge run " + prog +
+                                           " --functional --pairs p.tsv --profile p.json");
+    expect_one_line_error(profile, "excludes");
+    EXPECT_EQ(profile.exit_code, 2);
 }
 
 TEST(RunCommand, UnwritableTraceIsAnError) {

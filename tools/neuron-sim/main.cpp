@@ -72,7 +72,8 @@ int sc_main(int argc, char** argv) {
                         "(END may be left out); for big models");
     run_cmd->add_option("--profile", run.profile_file,
                         "Write the last execution's summary in neuron-profile's terms (total_time, engine active %, MFU/HFU, "
-                        "DMA and HBM bytes, semaphore waits) to this file as JSON");
+                        "DMA and HBM bytes, semaphore waits) to this file as JSON")
+        ->excludes(pairs);
     run_cmd->add_flag("--json", run.json, "Print the report as one JSON object");
     run_cmd->add_flag("--verbose", run.verbose, "List every engine queue (each DMA queue too) instead of one line per core and engine kind");
     run_cmd->add_option("--input", run.inputs,
