@@ -12,14 +12,13 @@ ExecutionResult EngineExecutor::execute(sim::Platform& platform, const LoadedPro
     sim::core::ExecutionOptions options;
     options.functional = functional_ && request.functional;
     options.iterations = request.iterations;
-    options.trace = trace_ != nullptr;
+    options.trace = request.trace != nullptr;
     options.progress = progress_;
     ExecutionResult result;
     try {
         sim::core::EngineScheduler scheduler(platform, *program.program, program.placement, options);
         last_ = scheduler.run();
-        if (trace_) scheduler.trace().write(*trace_);
-        trace_ = nullptr;
+        if (request.trace) scheduler.trace().write_to(*request.trace);
     } catch (const sim::core::RunError& e) {
         const std::string text = e.what();
         const size_t end = text.find('\n');

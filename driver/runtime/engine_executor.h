@@ -1,11 +1,11 @@
 // The ModelExecutor backed by the NeuronCore engines (sim/core EngineScheduler): the runtime's
 // loaded program becomes a ProgramPlacement, the engines run it, their statistics become the result.
 // It keeps the engines' whole report of the last execution (per-queue busy time, instruction counts,
-// bytes) that ExecutionResult summarises, for tools that print it, and can trace one execution.
+// bytes) that ExecutionResult summarises, for tools that print it, and traces the executions whose
+// request carries a trace writer.
 #pragma once
 
 #include <functional>
-#include <ostream>
 
 #include "core/run_statistics.h"
 #include "model_executor.h"
@@ -23,15 +23,12 @@ public:
     void set_functional(bool functional) { functional_ = functional; }
 
     const sim::core::RunStatistics& last_statistics() const { return last_; }
-    // The next execution writes its Chrome trace to `out` (once).
-    void trace_next_execution(std::ostream* out) { trace_ = out; }
     // Every execution from now on reports its progress here (sim::core::ExecutionOptions::progress).
     void report_progress_to(std::function<void(uint64_t issued, uint64_t total)> progress) { progress_ = std::move(progress); }
 
 private:
     bool functional_;
     sim::core::RunStatistics last_;
-    std::ostream* trace_ = nullptr;
     std::function<void(uint64_t, uint64_t)> progress_;
 };
 

@@ -12,6 +12,7 @@
 
 #include "isa/container.h"
 #include "core/program_placement.h"
+#include "core/trace_writer.h"
 #include "platform/platform.h"
 
 namespace nsim::runtime {
@@ -25,6 +26,7 @@ struct ExecutionRequest {
     uint32_t iterations = 1;
     bool functional = true;           // compute real values (the runtime moves real tensors)
     double timeout_s = 0;             // NEURON_RT_EXEC_TIMEOUT, simulated seconds; 0 = none
+    sim::core::TraceWriter* trace = nullptr;  // the engines write their slices here (null: not traced)
 };
 
 struct ExecutionResult {

@@ -1,22 +1,12 @@
 #include "program_flops.h"
 
-#include "isa/opcode_table.h"
+#include "profile/instruction_flops.h"
 
 namespace nsim::runtime {
 
 std::vector<double> matmul_flops_per_core(const isa::Container& program) {
-    std::vector<double> flops(program.cores_needed, 0.0);
-    namespace F = isa::fields::Matmul;
-    for (const isa::InstructionStream& stream : program.streams) {
-        if (stream.core >= flops.size()) continue;
-        for (const isa::Instruction& instruction : stream.instructions) {
-            if (instruction.opcode != isa::Opcode::Matmul) continue;
-            const isa::AccessPattern& stationary = instruction.ap(F::stationary);
-            const isa::AccessPattern& moving = instruction.ap(F::moving);
-            flops[stream.core] += 2.0 * double(stationary.partition_count) * double(stationary.free_elements()) *
-                                  double(moving.free_elements());
-        }
-    }
+    std::vector<double> flops;
+    for (const sim::profile::CoreFlops& core : sim::profile::flops_per_core(program)) flops.push_back(core.model.flops);
     return flops;
 }
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -241,6 +243,7 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
     if (const NrtStatus s = check_usable(where); s != NrtStatus::Success) return s;
     const double start = driver::host_time::now_s();
     auto model = std::make_unique<Model>();
+    model->load_started_ps = HostTrace::now_ps();
     try {
         model->program = isa::read_container(neff);
     } catch (const isa::ContainerError& e) {
@@ -456,10 +459,20 @@ NrtStatus Runtime::execution_failed(NrtStatus status, const std::string& message
 
 NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* outputs) {
     const std::string where = "nrt_execute";
+    const HostTrace trace(std::exchange(trace_next_, nullptr));
     if (const NrtStatus s = check_usable(where); s != NrtStatus::Success) return s;
     const double start = driver::host_time::now_s();
+    const uint64_t start_ps = HostTrace::now_ps();
     if (std::none_of(models_.begin(), models_.end(), [&](const auto& m) { return m.get() == model; }))
         return fail(NrtStatus::InvalidHandle, where, "not a loaded model");
+    model->request = ExecutionRequest{};
+    if (trace) {
+        model->request.trace = trace.writer();
+        model->request.trace->set_origin(start_ps);
+        trace.slice(HostTrack::Application, "nrt_load " + model->name, model->load_started_ps,
+                    model->load_started_ps + uint64_t(std::llround(model->load_time_s * 1e12)),
+                    sim::core::JsonArgs().integer("pcie_bytes", model->dma_bytes));
+    }
     for (const isa::TensorInfo& info : model->program.tensors) {
         if (info.role != isa::TensorRole::Input) continue;
         auto it = inputs.tensors.find(info.name);
@@ -468,13 +481,17 @@ NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* out
         if (it->second->size < info.size_bytes())
             return fail(NrtStatus::ExecBadInput, where, fmt::format("input tensor '{}' has {} bytes, the model needs {}",
                                                                     info.name, it->second->size, info.size_bytes()));
+        const uint64_t copy_start = HostTrace::now_ps();
         if (const NrtStatus s = move_tensor(*model, info, *it->second, true); s != NrtStatus::Success) return s;
+        trace.slice_until_now(HostTrack::ToDevice, "input " + info.name, copy_start,
+                              sim::core::JsonArgs().text("tensor", info.name).integer("bytes", info.size_bytes()));
     }
     if (!executor_)
         return fail(NrtStatus::Failure, where, "no instruction executor is installed (the NeuronCore engines are not wired to the runtime)");
     // The runtime's own work per call (request set-up, doorbell, completion wake-up), besides the copies.
+    const uint64_t overhead_start = HostTrace::now_ps();
     driver::host_time::advance_s(spec_.chip.driver.runtime_execute_overhead_s);
-    model->request = ExecutionRequest{};
+    trace.slice_until_now(HostTrack::Runtime, "runtime overhead", overhead_start);
     // The doorbell runs the model being executed, also when another one was loaded on its core since.
     install_on_sequencer(*model);
     model->request.timeout_s = options_.exec_timeout_s.value_or(0);
@@ -482,11 +499,14 @@ NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* out
     // The doorbell of the model's first core starts it; its notification says it is over.
     const sim::core::PhysicalCore& first = model->loaded.placement.cores.front();
     driver::NotificationQueue::Completion completion;
+    const uint64_t doorbell_ps = HostTrace::now_ps();
     try {
         completion = driver_->execute(first.device, first.core, options_.exec_timeout_s.value_or(kDefaultExecTimeoutS));
     } catch (const driver::DriverError& e) {
         return execution_failed(e.error() == ETIMEDOUT ? NrtStatus::Timeout : NrtStatus::Failure, e.what());
     }
+    trace.slice_until_now(HostTrack::Runtime, "doorbell to completion", doorbell_ps,
+                          sim::core::JsonArgs().text("core", fmt::format("nd{} nc{}", first.device, first.core)));
     if (completion.status == sim::ExecutionDoorbells::kNothingLoaded)
         return execution_failed(NrtStatus::Failure, fmt::format("nd{} nc{} has no program loaded", first.device, first.core));
     const ExecutionResult& result = model->last_result;
@@ -497,8 +517,12 @@ NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* out
             if (info.role != isa::TensorRole::Output) continue;
             auto it = outputs->tensors.find(info.name);
             if (it == outputs->tensors.end() || !it->second) continue;
+            const uint64_t copy_start = HostTrace::now_ps();
             if (const NrtStatus s = move_tensor(*model, info, *it->second, false); s != NrtStatus::Success) return s;
+            trace.slice_until_now(HostTrack::FromDevice, "output " + info.name, copy_start,
+                                  sim::core::JsonArgs().text("tensor", info.name).integer("bytes", info.size_bytes()));
         }
+    trace.slice_until_now(HostTrack::Runtime, "nrt_execute " + model->name, start_ps);
     for (const auto& c : model->loaded.placement.cores) driver_->count_inferences(c.device, c.core, 1);
     record_activity(*model, result, driver::host_time::now_s() - start);
     return NrtStatus::Success;

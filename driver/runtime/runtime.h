@@ -21,6 +21,7 @@
 #include "activity_publisher.h"
 #include "config/host_spec.h"
 #include "isa/container.h"
+#include "host_trace.h"
 #include "model_executor.h"
 #include "neuron_driver.h"
 #include "nrt_status.h"
@@ -64,6 +65,7 @@ struct Model {
     std::vector<uint64_t> region_handles;       // the DRAM tensors' region: one per loaded.placement.device_regions
     uint64_t host_region_handle = 0;
     double load_time_s = 0;                     // simulated: validation, allocation and every DMA
+    uint64_t load_started_ps = 0;               // simulated host time nrt_load began (the trace's load slice)
     uint64_t device_bytes = 0;
     uint64_t dma_bytes = 0;
     std::vector<double> flops_per_core;         // matmul work of one execution, by program core
@@ -84,6 +86,9 @@ public:
     NrtStatus load(const std::vector<uint8_t>& neff, int32_t vnc, Model** model);
     NrtStatus unload(Model* model);
     NrtStatus execute(Model* model, const TensorSet& inputs, TensorSet* outputs);
+    // The next execute() is traced into `writer` (null: none), once: the model's load, the call's host
+    // side (host_trace.h) and the engines' slices; the writer's window is measured from the call's start.
+    void trace_next_execution(sim::core::TraceWriter* writer) { trace_next_ = writer; }
 
     NrtStatus tensor_allocate(TensorPlacement placement, int32_t vnc, uint64_t size, const std::string& name, Tensor** tensor);
     void tensor_free(Tensor** tensor);
@@ -136,6 +141,7 @@ private:
     uint32_t next_model_id_ = 1;
     std::string last_error_;
     std::unique_ptr<driver::ActivityPublisher> activity_;
+    sim::core::TraceWriter* trace_next_ = nullptr;
 };
 
 }  // namespace nsim::runtime

@@ -90,7 +90,10 @@ private:
         return "?";
     }
 
-    void instruction(const InstructionStream& s, const Instruction& inst) {
+    void instruction(const InstructionStream& s, const Instruction& inst) { out_ += line_of(s, inst) + "\n"; }
+
+public:
+    std::string line_of(const InstructionStream& s, const Instruction& inst) const {
         const OpcodeInfo& op = info(inst.opcode);
         std::string line = fmt::format("{} {}", queue_name(s.engine, s.queue), op.mnemonic);
         std::string sep = " ";
@@ -104,9 +107,10 @@ private:
         }
         if (inst.sync.signal_semaphore != kNoSemaphore)
             line += fmt::format("{}signal={}", sep, semaphore(inst.sync.signal_semaphore));
-        out_ += line + "\n";
+        return line;
     }
 
+private:
     const Container& c_;
     std::map<uint32_t, std::string> semaphore_names_;
     std::string out_;
@@ -115,5 +119,16 @@ private:
 }  // namespace
 
 std::string disassemble(const Container& c) { return Disassembler(c).run(); }
+
+struct InstructionPrinter::Impl : Disassembler {
+    using Disassembler::Disassembler;
+};
+
+InstructionPrinter::InstructionPrinter(const Container& program) : impl_(std::make_unique<Impl>(program)) {}
+InstructionPrinter::~InstructionPrinter() = default;
+
+std::string InstructionPrinter::line(const InstructionStream& stream, const Instruction& instruction) const {
+    return impl_->line_of(stream, instruction);
+}
 
 }  // namespace nsim::isa

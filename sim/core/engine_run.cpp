@@ -10,7 +10,7 @@
 namespace nsim::sim::core {
 
 EngineRun::EngineRun(Platform& p, const isa::Container& c, const ProgramPlacement& pl, ExecutionOptions o)
-    : platform(p), program(c), placement(pl), options(o), cost(p.spec().chip.core) {
+    : platform(p), program(c), placement(pl), options(o), cost(p.spec().chip.core), trace(&c) {
     if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
         throw std::logic_error("the engines count picoseconds: SystemC's time resolution must be 1 ps");
     dma_overhead_ps = to_ps(cost.dma_overhead_seconds());
@@ -61,8 +61,7 @@ EngineRun::EngineRun(Platform& p, const isa::Container& c, const ProgramPlacemen
         }
         if (options.trace) {
             const PhysicalCore& pc = cores[s.core].physical;
-            q.track = trace.add_track(s.core, fmt::format("core {} (device {} nc {})", s.core, pc.device, pc.core),
-                                      isa::queue_name(s.engine, s.queue));
+            q.track = trace.add_track(s.core, fmt::format("core {} (device {} nc {})", s.core, pc.device, pc.core), s);
         }
         queues.push_back(std::move(q));
     }
@@ -116,6 +115,7 @@ void EngineRun::step(uint32_t qi, uint64_t now) {
 
 void EngineRun::issue(uint32_t qi, uint64_t now) {
     Queue& q = queues[qi];
+    if (q.dma_busy) dma_idle_at(q, now);
     if (q.state == State::Done) return;
     if (q.next >= q.stream->instructions.size()) {
         q.state = State::Done;
@@ -135,10 +135,16 @@ void EngineRun::issue(uint32_t qi, uint64_t now) {
         }
         return;
     }
-    if (q.state == State::Waiting) q.wait_ps += now - q.wait_since;
+    if (q.state == State::Waiting) {
+        q.wait_ps += now - q.wait_since;
+        waited(q, WaitKind::Semaphore, q.wait_since, now);
+    }
     q.state = State::Busy;
     q.started = now;
     ++q.instructions;
+    q.bytes_at_issue = q.bytes, q.hbm_read_at_issue = q.hbm_read, q.hbm_write_at_issue = q.hbm_write;
+    // A collective occupies its queue once its peers are there (meet), not while it waits for them.
+    if (q.engine == isa::Engine::Dma && isa::info(inst.opcode).cost != isa::CostClass::Collective) dma_busy_from(q, now);
 
     switch (isa::info(inst.opcode).cost) {
         case isa::CostClass::Dma:
@@ -169,12 +175,35 @@ void EngineRun::finish(uint32_t qi, uint64_t free, uint64_t visible) {
     Queue& q = queues[qi];
     const isa::Instruction& inst = q.stream->instructions[q.next];
     q.busy_ps += free - q.started;
-    if (options.trace) trace.record(q.track, inst.opcode, q.started, free - q.started, uint32_t(q.next), iteration);
+    if (options.trace) {
+        SliceTraffic traffic;
+        traffic.bytes = q.bytes - q.bytes_at_issue;
+        traffic.hbm_read_bytes = q.hbm_read - q.hbm_read_at_issue;
+        traffic.hbm_write_bytes = q.hbm_write - q.hbm_write_at_issue;
+        traffic.data_start_ps = q.started + dma_overhead_ps;  // DMAs and collectives begin with the fixed overhead
+        trace.record(q.track, uint32_t(q.next), iteration, q.started, free - q.started, &traffic);
+    }
     if (inst.sync.signal_semaphore != isa::kNoSemaphore)
         events.schedule(visible, EventKind::Signal, q.core, inst.sync.signal_semaphore);
     ++q.next;
     q.state = State::Ready;
     events.schedule(free, EventKind::Wake, qi);
+}
+
+void EngineRun::dma_busy_from(Queue& q, uint64_t now) {
+    Core& core = cores[q.core];
+    if (core.dma_busy_queues++ == 0) core.dma_busy_since = now;
+    q.dma_busy = true;
+}
+
+void EngineRun::dma_idle_at(Queue& q, uint64_t now) {
+    Core& core = cores[q.core];
+    q.dma_busy = false;
+    if (--core.dma_busy_queues == 0) core.dma_active_ps += now - core.dma_busy_since;
+}
+
+void EngineRun::waited(const Queue& q, WaitKind kind, uint64_t since, uint64_t now) {
+    if (options.trace) trace.record_wait(q.track, kind, uint32_t(q.next), iteration, since, now);
 }
 
 void EngineRun::change_semaphore(uint32_t core_index, uint32_t semaphore, uint32_t value, uint64_t now) {

@@ -78,6 +78,10 @@ struct EngineRun {
         BandwidthModel* dma_engine = nullptr;
         uint32_t track = 0;
         uint64_t busy_ps = 0, wait_ps = 0, instructions = 0, bytes = 0;
+        uint64_t hbm_read = 0, hbm_write = 0;  // device-memory bytes its DMAs and collectives read and wrote
+        // The byte counters when the current instruction issued: its trace slice's traffic is the difference.
+        uint64_t bytes_at_issue = 0, hbm_read_at_issue = 0, hbm_write_at_issue = 0;
+        bool dma_busy = false;     // counted in its core's dma_busy_queues until its next wake-up
         std::string name;
         bool bursting = false;     // its next step moves the next burst of `transfer`
         Transfer transfer;
@@ -99,6 +103,9 @@ struct EngineRun {
         MemorySpaces spaces;
         std::vector<uint32_t> semaphores;
         std::vector<uint32_t> waiting;  // queues blocked on one of this core's semaphores
+        // Time at least one of its DMA queues was busy (the union of their busy times), and how many are.
+        uint32_t dma_busy_queues = 0;
+        uint64_t dma_busy_since = 0, dma_active_ps = 0;
     };
 
     struct Arrival {
@@ -200,6 +207,13 @@ struct EngineRun {
     // The queue's current instruction occupied it until `free`; its results are visible at `visible`.
     void finish(uint32_t qi, uint64_t free, uint64_t visible);
 
+    // A DMA queue's instruction starts occupying it now (busy_from), and its wake-up after it (idle_at):
+    // the core's DMA activity is the union of those spans (RunStatistics::dma_active_s).
+    void dma_busy_from(Queue& q, uint64_t now);
+    void dma_idle_at(Queue& q, uint64_t now);
+    // The waiting queue's next instruction issues now; it waited since `since` (trace slice).
+    void waited(const Queue& q, WaitKind kind, uint64_t since, uint64_t now);
+
     void change_semaphore(uint32_t core_index, uint32_t semaphore, uint32_t value, uint64_t now);
 
     RegionCopy region_copy(const DeviceRegion& region);
@@ -231,8 +245,8 @@ struct EngineRun {
     void arrive(uint32_t qi, const isa::Instruction& inst, uint64_t now);
 
     // The resources one core-to-core step of `bytes` crosses, reserved from `ready`; returns when it
-    // has arrived.
-    uint64_t core_to_core(const Queue& sender, uint32_t to_core, uint64_t bytes, uint64_t ready);
+    // has arrived. The bytes (and the device memory they read and write) count for `credited`.
+    uint64_t core_to_core(const Queue& sender, uint32_t to_core, uint64_t bytes, uint64_t ready, Queue& credited);
 
     BandwidthModel* link_between(unsigned a, unsigned b);
 

@@ -56,7 +56,7 @@ void EngineRun::arrive(uint32_t qi, const isa::Instruction& inst, uint64_t now) 
     meet(met, now);
 }
 
-uint64_t EngineRun::core_to_core(const Queue& sender, uint32_t to_core, uint64_t bytes, uint64_t ready) {
+uint64_t EngineRun::core_to_core(const Queue& sender, uint32_t to_core, uint64_t bytes, uint64_t ready, Queue& credited) {
     const Core& from = cores[sender.core];
     const Core& to = cores[to_core];
     Path path;
@@ -83,6 +83,9 @@ uint64_t EngineRun::core_to_core(const Queue& sender, uint32_t to_core, uint64_t
     for (size_t l = 0; l < path.leg_count; ++l)
         arrived = std::max<uint64_t>(arrived, path.legs[l].model->transfer(at_ps(ready), path.legs[l].bytes).value());
     collective_bytes += bytes;
+    credited.bytes += bytes;
+    credited.hbm_read += bytes;   // staged out of one device memory
+    credited.hbm_write += bytes;  // and into another (or the same)
     return arrived;
 }
 
@@ -112,8 +115,7 @@ void EngineRun::meet(std::vector<Arrival>& met, uint64_t now) {
             run_send_recv({&send, &cores[sender.core].spaces}, {&recv, &cores[receiver.core].spaces});
         });
         const uint64_t bytes = CostModel::operand_bytes(send.ap(isa::fields::Send::src));
-        end = core_to_core(sender, receiver.core, bytes, now + dma_overhead_ps);
-        queues[met.front().queue].bytes += bytes;
+        end = core_to_core(sender, receiver.core, bytes, now + dma_overhead_ps, queues[met.front().queue]);
     } else {
         std::sort(met.begin(), met.end(),
                   [&](const Arrival& a, const Arrival& b) { return queues[a.queue].core < queues[b.queue].core; });
@@ -132,7 +134,9 @@ void EngineRun::meet(std::vector<Arrival>& met, uint64_t now) {
     for (const Arrival& a : met) {
         Queue& q = queues[a.queue];
         q.wait_ps += now - a.time;  // waiting for the peers is not work
+        waited(q, WaitKind::Peers, a.time, now);
         q.started = now;
+        if (q.engine == isa::Engine::Dma) dma_busy_from(q, now);
         finish(a.queue, end, end);
     }
 }
@@ -154,8 +158,7 @@ uint64_t EngineRun::ring(const std::vector<Arrival>& met, const isa::Instruction
         for (uint64_t r = 0; r < n; ++r) {
             const Queue& sender = queues[met[r].queue];
             const uint32_t next_core = queues[met[(r + 1) % n].queue].core;
-            step_end = std::max(step_end, core_to_core(sender, next_core, share, ready));
-            queues[met[r].queue].bytes += share;
+            step_end = std::max(step_end, core_to_core(sender, next_core, share, ready, queues[met[r].queue]));
         }
         t = step_end;
     }

@@ -47,6 +47,10 @@ void EngineRun::start_dma(uint32_t qi, const isa::Instruction& inst, uint64_t no
     transfer.add(resource_of(core, dst, false), dst_bytes);
     if (indices) transfer.add(resource_of(core, *indices, true), CostModel::operand_bytes(*indices));
     q.bytes += transfer.total;
+    // What the device-memory legs above carry, by direction (the profile's hbm_read/write_bytes).
+    if (src.space == isa::MemorySpace::Dram) q.hbm_read += src_bytes;
+    if (indices && indices->space == isa::MemorySpace::Dram) q.hbm_read += CostModel::operand_bytes(*indices);
+    if (dst.space == isa::MemorySpace::Dram) q.hbm_write += dst_bytes;
     q.bursting = true;
     events.schedule(now + dma_overhead_ps, EventKind::Wake, qi);
 }

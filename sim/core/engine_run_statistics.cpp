@@ -85,10 +85,13 @@ RunStatistics EngineRun::run() {
         s.busy_s = double(q.busy_ps) * 1e-12;
         s.semaphore_wait_s = double(q.wait_ps) * 1e-12;
         s.bytes = q.bytes;
+        s.hbm_read_bytes = q.hbm_read;
+        s.hbm_write_bytes = q.hbm_write;
         stats.instructions += q.instructions;
         stats.dma_bytes += q.bytes;
         stats.queues.push_back(std::move(s));
     }
+    for (const Core& core : cores) stats.dma_active_s.push_back(double(core.dma_active_ps) * 1e-12);
     stats.device_memory_bytes = after.memory - before.memory;
     stats.device_memory_peak_bytes_per_s =
         platform.spec().chip.memory.bytes_per_s * double(placement.devices().size());

@@ -18,6 +18,8 @@ struct QueueStatistics {
     double busy_s = 0;           // time the engine (DMA: the queue) was occupied by an instruction
     double semaphore_wait_s = 0; // time the queue's next instruction waited for its semaphore
     uint64_t bytes = 0;          // DMA queues: bytes moved
+    uint64_t hbm_read_bytes = 0;   // of which read from device memory (DMA sources, gather tables and indices, collective sends)
+    uint64_t hbm_write_bytes = 0;  // and written to it (DMA destinations, collective receives)
 };
 
 struct RunStatistics {
@@ -26,6 +28,7 @@ struct RunStatistics {
     uint64_t cycles = 0;
     std::vector<double> iteration_s;     // each iteration's duration
     std::vector<QueueStatistics> queues; // in program order: core, engine, queue
+    std::vector<double> dma_active_s;    // by program core: time at least one of its DMA queues was busy
     uint64_t instructions = 0;
     uint64_t dma_bytes = 0;              // bytes the program's DMA queues and collectives moved
     uint64_t device_memory_bytes = 0;    // bytes through the device-memory channels of the devices used

@@ -257,18 +257,28 @@ TEST(Trace, HasOneTrackPerQueueAndOneSlicePerInstruction) {
         [&] { std::ostringstream out; run.engines->trace().write(out); return out.str(); }());
     ASSERT_TRUE(trace.contains("traceEvents"));
     std::map<int, std::string> threads;
-    int processes = 0, complete = 0;
+    int processes = 0, complete = 0, waits = 0;
     for (const auto& e : trace["traceEvents"]) {
         if (e["ph"] == "M" && e["name"] == "thread_name") threads[e["tid"].get<int>()] = e["args"]["name"];
         if (e["ph"] == "M" && e["name"] == "process_name") ++processes;
         if (e["ph"] == "X") {
-            ++complete;
+            // dve's first instruction waits for the DMA: a wait slice on dve, then the instruction.
+            if (e["cat"] == "wait") {
+                ++waits;
+                EXPECT_EQ(threads[e["tid"].get<int>()], "dve");
+                EXPECT_EQ(e["args"]["semaphore"], "s");
+                EXPECT_EQ(e["args"]["value"], 1);
+            } else {
+                ++complete;
+                EXPECT_TRUE(e["args"].contains("operands")) << e.dump();
+            }
             for (const char* key : {"name", "ts", "dur", "pid", "tid", "args"}) EXPECT_TRUE(e.contains(key)) << key;
             EXPECT_TRUE(threads.count(e["tid"].get<int>()));
         }
     }
     EXPECT_EQ(processes, 1);
     EXPECT_EQ(complete, 3);
+    EXPECT_EQ(waits, 1);
     std::set<std::string> names;
     for (const auto& [tid, name] : threads) names.insert(name);
     EXPECT_EQ(names, (std::set<std::string>{"dma3", "dve"}));

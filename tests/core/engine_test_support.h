@@ -37,12 +37,12 @@ struct EngineRun {
         throw std::out_of_range("no queue " + name);
     }
 
-    // The X (complete) events of the trace, in recording order.
+    // The X (complete) events of the trace's instructions (not its waits), in recording order.
     std::vector<nlohmann::json> slices() const {
         std::vector<nlohmann::json> out;
         const nlohmann::json trace = engines->trace().to_json();
         for (const auto& e : trace["traceEvents"])
-            if (e["ph"] == "X") out.push_back(e);
+            if (e["ph"] == "X" && e["cat"] != "wait") out.push_back(e);
         return out;
     }
 

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_test_support.h"
 #include "common/command_runner.h"
 #include "isa/container_io.h"
 #include "isa/text_format.h"
@@ -84,17 +85,16 @@ TEST(RunCommand, TextReportAndTraceFile) {
     EXPECT_NE(r.out.find("core0.dma0"), std::string::npos) << r.out;
     std::ifstream in(trace);
     const nlohmann::json t = nlohmann::json::parse(in);
-    int slices = 0;
-    for (const auto& e : t["traceEvents"]) slices += e["ph"] == "X";
+    int slices = 0, waits = 0;
+    for (const auto& e : t["traceEvents"]) {
+        slices += e["ph"] == "X" && e["cat"] != "wait" && e["cat"] != "host";  // the engines' instructions
+        waits += e["ph"] == "X" && e["cat"] == "wait";
+    }
     EXPECT_EQ(slices, 2);
+    EXPECT_EQ(waits, 1) << "act waits for the DMA";
 }
 
-void expect_one_line_error(const test::CommandResult& r, const std::string& fragment) {
-    EXPECT_NE(r.exit_code, 0);
-    EXPECT_EQ(test::count_lines(r.err), 1) << r.err;
-    EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
-    EXPECT_TRUE(r.out.empty()) << r.out;
-}
+using test::expect_one_line_error;
 
 TEST(RunCommand, ProgramForAnotherGenerationIsAnError) {
     const std::string prog = write_program("run_v2.bin", kProgram);
@@ -224,6 +224,11 @@ TEST(RunCommand, UsageErrorsAreOneLineWithExitCode2) {
     const auto missing = test::run_command(sim() + " --instance trn1.2xlarge run");
     expect_one_line_error(missing, "program is required");
     EXPECT_EQ(missing.exit_code, 2);
+    // --pairs reports its own figures: a profile of its executions is not what it makes.
+    const auto profile = test::run_command(sim() + " --instance trn1.2xlarge run " + prog +
+                                           " --functional --pairs p.tsv --profile p.json");
+    expect_one_line_error(profile, "excludes");
+    EXPECT_EQ(profile.exit_code, 2);
 }
 
 TEST(RunCommand, UnwritableTraceIsAnError) {

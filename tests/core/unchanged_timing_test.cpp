@@ -47,11 +47,13 @@ std::vector<std::string> slices(const nlohmann::json& trace) {
     // starts after the load and the input copies.
     const auto ps = [](const nlohmann::json& us) { return std::llround(us.get<double>() * 1e6); };
     long long first = LLONG_MAX;
+    // Instruction slices only: waits are the gaps between them.
+    const auto instruction = [](const nlohmann::json& e) { return e.value("ph", "") == "X" && e.value("cat", "") != "wait"; };
     for (const auto& e : trace["traceEvents"])
-        if (e.value("ph", "") == "X") first = std::min(first, ps(e["ts"]));
+        if (instruction(e)) first = std::min(first, ps(e["ts"]));
     std::vector<std::string> out;
     for (const auto& e : trace["traceEvents"])
-        if (e.value("ph", "") == "X")
+        if (instruction(e))
             out.push_back(names[{e["pid"], e["tid"]}] + " " + e["name"].get<std::string>() + " #" +
                           e["args"]["instruction"].dump() + " " + std::to_string(ps(e["ts"]) - first) + " " +
                           std::to_string(ps(e["dur"])));

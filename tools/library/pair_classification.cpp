@@ -18,8 +18,7 @@ PairClassification classify_pairs(Session& session, const TokenInputs& inputs, c
     std::vector<float> logits;
     for (const kernels::PairBatch& batch : batches.batches) {
         inputs.write(batch.tokens, session);
-        // The trace shows the last execution, as plain `run --trace` does.
-        if (hooks.trace && &batch == &batches.batches.back()) session.trace_next_execution(hooks.trace);
+        session.trace_next_execution(hooks.trace_for_execution ? hooks.trace_for_execution(result.executions) : nullptr);
         const ExecutionTiming timing = session.execute(uint32_t(batch.pairs));
         result.device_s += timing.device_s;
         result.end_to_end_s += timing.end_to_end_s();

@@ -6,12 +6,12 @@
 #pragma once
 
 #include <cstddef>
-#include <fstream>
 #include <functional>
 #include <vector>
 
 #include "eval/predictions_tsv.h"
 #include "eval/sentence_pairs.h"
+#include "core/trace_writer.h"
 #include "library/program_session.h"
 #include "library/token_inputs.h"
 #include "tokenizer/bert_tokenizer.h"
@@ -26,11 +26,12 @@ struct PairClassification {
 };
 
 // Before the first execution, `batches_ready(n)` says how many executions there will be; after each,
-// `execution_finished()`. `trace` (null: none) gets the last execution's Chrome trace.
+// `execution_finished()`. Before execution i (0-based), `trace_for_execution(i)` says where its
+// Chrome trace goes (null or unset: not traced).
 struct PairHooks {
     std::function<void(size_t executions)> batches_ready;
     std::function<void()> execution_finished;
-    std::ofstream* trace = nullptr;
+    std::function<sim::core::TraceWriter*(size_t execution)> trace_for_execution;
 };
 
 PairClassification classify_pairs(Session& session, const TokenInputs& inputs, const kernels::BertTokenizer& tokenizer,

@@ -7,23 +7,17 @@
 
 namespace nsim::library {
 
-std::ofstream open_trace_file(const std::string& path) {
-    std::ofstream out(path);
-    if (!out) throw Error("cannot write the trace file " + path);
-    return out;
-}
-
 RunReport run(Session& session, const RunRequest& request) {
     std::vector<double> device_s, end_to_end_s;
     RunReport report;
     for (uint32_t i = 0; i < request.iterations; ++i) {
-        if (request.trace && i + 1 == request.iterations) session.trace_next_execution(request.trace);
+        session.trace_next_execution(request.trace ? request.trace->for_execution(i) : nullptr);
         report.last = session.execute();
         device_s.push_back(report.last.device_s);
         end_to_end_s.push_back(report.last.end_to_end_s());
         if (request.execution_finished) request.execution_finished();
     }
-    if (request.trace && !*request.trace) throw Error("cannot write the trace file " + request.trace_path);
+    if (request.trace) request.trace->finish();
     report.host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - request.started).count();
 
     if (!request.output_dir.empty()) {

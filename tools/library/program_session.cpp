@@ -1,10 +1,13 @@
 #include "library/program_session.h"
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "host_time.h"
+#include "host_trace.h"
 #include "library/library_error.h"
 #include "tensor_files.h"
 
@@ -64,7 +67,10 @@ void Session::release() {
     model_ = nullptr;
 }
 
-void Session::trace_next_execution(std::ostream* out) { instance_.engines().trace_next_execution(out); }
+void Session::trace_next_execution(sim::core::TraceWriter* writer) {
+    trace_next_ = writer;
+    runtime().trace_next_execution(writer);
+}
 
 void Session::report_progress_to(std::function<void(uint64_t issued, uint64_t total)> progress) {
     instance_.engines().report_progress_to(std::move(progress));
@@ -127,6 +133,13 @@ ExecutionTiming Session::execute(uint32_t real_sequences) {
     runtime::Runtime& rt = runtime();
     instance_.engines().set_functional(functional_);
     const double start = driver::host_time::now_s();
+    // The embedding is timed, not simulated (host time does not pass for it): its slice ends where the
+    // runtime call begins.
+    const runtime::HostTrace trace(std::exchange(trace_next_, nullptr));
+    const uint64_t call_ps = runtime::HostTrace::now_ps();
+    if (timing.host_embedding_s > 0)
+        trace.slice(runtime::HostTrack::Application, "host embedding",
+                    call_ps - std::min(call_ps, uint64_t(std::llround(timing.host_embedding_s * 1e12))), call_ps);
     if (rt.execute(model_, inputs, &outputs) != runtime::NrtStatus::Success) {
         const std::string& report = model_->last_result.report;
         throw Error(rt.last_error() + (report.empty() ? "" : "\n" + report));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/run_statistics.h"
+#include "core/trace_writer.h"
 #include "isa/container.h"
 #include "library/instance.h"
 #include "npy_file.h"
@@ -64,8 +65,8 @@ public:
     // An output as a numpy array (bf16, fp16 and fp8 widened to float32; tools/common/tensor_files.h).
     npy::Array output_array(const std::string& name) const;
 
-    // The next execution also writes its Chrome trace here (null: none).
-    void trace_next_execution(std::ostream* out);
+    // The next execution is traced into `writer` (null: none): host side, host embedding and engines.
+    void trace_next_execution(sim::core::TraceWriter* writer);
     // Executions from now on report, now and then while the engines run, how many of their
     // instructions have issued (empty: no reports).
     void report_progress_to(std::function<void(uint64_t issued, uint64_t total)> progress);
@@ -88,6 +89,7 @@ private:
     bool functional_;
     runtime::Model* model_ = nullptr;
     std::map<std::string, runtime::Tensor*> inputs_, outputs_;
+    sim::core::TraceWriter* trace_next_ = nullptr;
 };
 
 }  // namespace nsim::library

@@ -61,7 +61,19 @@ int sc_main(int argc, char** argv) {
         "With --pairs: the WordPiece vocab.txt to tokenize with (default: the checkpoint's vocab.txt if neuron-build "
         "--weights found one, else the uncased BERT vocabulary of shared/data)")
         ->needs(pairs);
-    run_cmd->add_option("--trace", run.trace_file, "Write a Chrome trace (Perfetto opens it) to this file");
+    run_cmd->add_option("--trace", run.trace_file,
+                        "Write a Chrome trace (Perfetto opens it) of one execution to this file: the load, the host's "
+                        "copies and runtime work, every instruction and semaphore wait, DMA and HBM bandwidth counters (FILE.gz: "
+                        "gzip-compressed, as Perfetto opens it too)");
+    run_cmd->add_option("--trace-iteration", run.trace_iteration, "With --trace: the execution to trace, 1 to --iterations (default: the last)")
+        ->check(CLI::Range(1u, 1000000u));
+    run_cmd->add_option("--trace-window", run.trace_window,
+                        "With --trace: keep only what overlaps START:END, microseconds from the traced execution's start "
+                        "(END may be left out); for big models");
+    run_cmd->add_option("--profile", run.profile_file,
+                        "Write the last execution's summary in neuron-profile's terms (total_time, engine active %, MFU/HFU, "
+                        "DMA and HBM bytes, semaphore waits) to this file as JSON")
+        ->excludes(pairs);
     run_cmd->add_flag("--json", run.json, "Print the report as one JSON object");
     run_cmd->add_flag("--verbose", run.verbose, "List every engine queue (each DMA queue too) instead of one line per core and engine kind");
     run_cmd->add_option("--input", run.inputs,
@@ -74,6 +86,15 @@ int sc_main(int argc, char** argv) {
 
     run_cmd->add_flag("--check", run.check,
                       "Run the race checker first (see the check command); when it finds anything, print it and do not run");
+
+    nsim::tools::RunOptions profile;
+    profile.profile = true;
+    CLI::App* profile_cmd = app.add_subcommand("profile",
+        "Execute a program once through the runtime and print its summary in neuron-profile's terms (summary-text: "
+        "one 'name value' line per metric; --json for JSON)");
+    profile_cmd->add_option("program", profile.program, "Program file (neuron-as or neuron-build)")->required();
+    profile_cmd->add_flag("--json", profile.json, "Print the summary as one JSON object");
+    profile_cmd->add_option("--trace", profile.trace_file, "Also write the execution's Chrome trace to this file");
 
     std::string check_path;
     CLI::App* check_cmd = app.add_subcommand("check",
@@ -121,6 +142,7 @@ int sc_main(int argc, char** argv) {
             return nsim::tools::run_fault(machine.or_existing_host(), fault);
         }
         if (*run_cmd) return nsim::tools::run_program(machine, run);
+        if (*profile_cmd) return nsim::tools::run_program(machine, profile);
         if (*check_cmd) return nsim::tools::check_program(check_path);
         if (*serve_cmd) return nsim::tools::run_serve(machine, serve);
         return 0;

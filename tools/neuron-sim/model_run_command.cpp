@@ -1,29 +1,28 @@
 #include "neuron-sim/model_run_command.h"
 
 #include <chrono>
-#include <fstream>
 #include <iostream>
 
 #include "common/tool_main.h"
 #include "library/instance.h"
 #include "library/program_run.h"
+#include "library/trace_file.h"
 #include "neuron-sim/execution_progress.h"
+#include "neuron-sim/profile_output.h"
 
 namespace nsim::tools {
 
 int run_model(const MachineSelection& machine, const RunOptions& options, const std::vector<uint8_t>& container_bytes) {
     library::RunRequest request;   // the host time counts from here: configs, the host, the load, the executions
     const config::HostSpec spec = machine.resolve_host();
-    std::ofstream trace_out;
-    if (!options.trace_file.empty()) trace_out = library::open_trace_file(options.trace_file);
+    library::TraceFile trace(trace_options(options), options.iterations);
     library::Instance instance(spec);
     library::Session session(instance, container_bytes, options.functional);
     if (library::is_built_model(session.program()) && options.functional && !library::has_weights(session.program()))
         throw UserError(kFunctionalNeedsWeights);
 
     request.iterations = options.iterations;
-    request.trace = trace_out.is_open() ? &trace_out : nullptr;
-    request.trace_path = options.trace_file;
+    request.trace = &trace;
     request.output_dir = options.output_dir;
     library::RunReport report;
     {
@@ -31,6 +30,7 @@ int run_model(const MachineSelection& machine, const RunOptions& options, const 
         request.execution_finished = [&] { progress.execution_finished(); };
         report = library::run(session, request);
     }
+    if (write_profile(options, spec, session.program(), report.last.engines)) return 0;
     if (options.json)
         std::cout << library::report_json(report).dump(2) << "\n";
     else

@@ -10,6 +10,7 @@
 #include "library/pair_classification.h"
 #include "library/program_run.h"
 #include "library/token_inputs.h"
+#include "library/trace_file.h"
 #include "neuron-sim/execution_progress.h"
 #include "neuron-sim/model_run_command.h"
 #include "neuron-sim/pairs_report.h"
@@ -44,20 +45,23 @@ int run_pairs(const MachineSelection& machine, const RunOptions& options, const 
         predictions_out.open(options.predictions, std::ios::trunc);
         if (!predictions_out) throw UserError(options.predictions + ": cannot create the predictions file");
     }
-    std::ofstream trace_out;
-    if (!options.trace_file.empty()) trace_out = library::open_trace_file(options.trace_file);
 
     const config::HostSpec spec = machine.resolve_host();
     library::Instance instance(spec);
     library::Session session(instance, container_bytes, true);
     std::unique_ptr<ExecutionProgress> progress;
     library::PairHooks hooks;
-    hooks.batches_ready = [&](size_t executions) { progress = std::make_unique<ExecutionProgress>(session, "classifying", executions); };
+    // The trace shows the last execution unless --trace-iteration says which, as in plain `run --trace`.
+    std::unique_ptr<library::TraceFile> trace;
+    hooks.batches_ready = [&](size_t executions) {
+        trace = std::make_unique<library::TraceFile>(trace_options(options), uint32_t(executions));
+        progress = std::make_unique<ExecutionProgress>(session, "classifying", executions);
+    };
     hooks.execution_finished = [&] { progress->execution_finished(); };
-    hooks.trace = trace_out.is_open() ? &trace_out : nullptr;
+    hooks.trace_for_execution = [&](size_t execution) { return trace->for_execution(uint32_t(execution)); };
     const library::PairClassification result = library::classify_pairs(session, inputs, tokenizer, file.pairs, hooks);
     progress.reset();
-    if (trace_out.is_open() && !trace_out) throw UserError("cannot write the trace file " + options.trace_file);
+    if (trace) trace->finish();
 
     PairsOutcome outcome;
     outcome.pairs_file = options.pairs;

@@ -22,6 +22,10 @@ std::vector<uint8_t> with_input_files(const isa::Container& program, const RunOp
 
 }  // namespace
 
+library::TraceOptions trace_options(const RunOptions& options) {
+    return {options.trace_file, options.trace_iteration, options.trace_window};
+}
+
 // Every program, built or assembled, is loaded by the runtime through the driver and executed by
 // ringing the device (one path, DESIGN.md); only --pairs needs a BERT model.
 int run_program(const MachineSelection& machine, const RunOptions& options) {

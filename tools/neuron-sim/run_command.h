@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "neuron-sim/machine_selection.h"
+#include "library/trace_file.h"
 
 namespace nsim::tools {
 
@@ -16,6 +17,10 @@ struct RunOptions {
     uint32_t iterations = 1;
     bool functional = false;
     std::string trace_file;   // empty: no trace
+    uint32_t trace_iteration = 0;  // 1-based execution the trace shows; 0: the last
+    std::string trace_window;      // START:END in us from the traced execution's start; empty: all of it
+    std::string profile_file;      // the last execution's neuron-profile summary as JSON; empty: none
+    bool profile = false;          // `neuron-sim profile`: print that summary instead of the report
     bool json = false;
     bool verbose = false;     // the engines' report lists every queue, not one line per core and engine kind
     bool check = false;       // race-check the program first and refuse to run it when anything is found
@@ -29,5 +34,8 @@ struct RunOptions {
 };
 
 int run_program(const MachineSelection& machine, const RunOptions& options);
+
+// The --trace, --trace-iteration and --trace-window options.
+library::TraceOptions trace_options(const RunOptions& options);
 
 }  // namespace nsim::tools

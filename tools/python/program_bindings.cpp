@@ -13,6 +13,7 @@
 #include "library/library_error.h"
 #include "library/program_preparation.h"
 #include "library/program_run.h"
+#include "library/trace_file.h"
 #include "python_module.h"
 #include "race_check/race_checker.h"
 #include "tensor_files.h"
@@ -76,12 +77,11 @@ Result run_program(library::Instance& instance, const isa::Container& program, c
     }
     library::check_runnable(program, instance.spec(), open_instance_slot().config_files);
     library::RunRequest request;
-    std::ofstream trace_out;
-    if (trace) trace_out = library::open_trace_file(*trace);
+    // The last execution is traced (a path ending in .gz: gzip-compressed).
+    library::TraceFile trace_file(library::TraceOptions{trace.value_or("")}, iterations);
     library::Session session(instance, bytes, functional);
     request.iterations = iterations;
-    request.trace = trace ? &trace_out : nullptr;
-    request.trace_path = trace.value_or("");
+    request.trace = &trace_file;
     if (output_dir) request.output_dir = *output_dir;
     const library::RunReport report = library::run(session, request);
 

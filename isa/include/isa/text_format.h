@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -40,5 +41,17 @@ struct Assembly {
 // Throws AssemblyError at the first problem.
 Assembly assemble(std::string_view source, const std::string& file_name);
 std::string disassemble(const Container&);
+// One instruction of a stream of `program` as disassemble() writes its line (no newline), with the
+// program's tensor and semaphore names; for reports and traces that print many instructions.
+class InstructionPrinter {
+public:
+    explicit InstructionPrinter(const Container& program);  // kept by reference
+    ~InstructionPrinter();
+    std::string line(const InstructionStream& stream, const Instruction& instruction) const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace nsim::isa
