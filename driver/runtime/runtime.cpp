@@ -237,15 +237,22 @@ NrtStatus Runtime::check_usable(const std::string& where) {
 }
 
 NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** out) {
+    if (const NrtStatus s = check_usable("nrt_load"); s != NrtStatus::Success) return s;
+    isa::Container program;
+    try {
+        program = isa::read_container(neff);
+    } catch (const isa::ContainerError& e) {
+        return fail(NrtStatus::Invalid, "nrt_load", fmt::format("invalid model: {}", e.what()));
+    }
+    return load(std::move(program), vnc, out);
+}
+
+NrtStatus Runtime::load(isa::Container read_program, int32_t vnc, Model** out) {
     const std::string where = "nrt_load";
     if (const NrtStatus s = check_usable(where); s != NrtStatus::Success) return s;
     const double start = driver::host_time::now_s();
     auto model = std::make_unique<Model>();
-    try {
-        model->program = isa::read_container(neff);
-    } catch (const isa::ContainerError& e) {
-        return fail(NrtStatus::Invalid, where, fmt::format("invalid model: {}", e.what()));
-    }
+    model->program = std::move(read_program);
     const isa::Container& program = model->program;
     const uint32_t generation = sim::generation_of_chip(spec_.chip);
     if (program.generation != generation)
@@ -323,21 +330,31 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
             placement.host_region = driver_->chunk(model->host_region_handle).address;
         }
         // Instruction streams: each into device memory of the core that runs it, where the engines
-        // fetch it from (sim/core/instruction_fetch.h).
-        for (uint32_t s = 0; s < program.streams.size(); ++s) {
-            const isa::InstructionStream& stream = program.streams[s];
-            const std::vector<uint8_t>& code = stream.instructions.code();  // the file's bytes, not encoded again
-            if (code.empty()) continue;
-            const auto& core = cores.at(stream.core);
-            const uint64_t handle = driver_->mem_alloc(core.device, code.size(), core.memory_channel, core.core,
+        // fetch it from (sim/core/instruction_fetch.h). One allocation per core holds all of its
+        // streams back to back: each allocation is a driver call that updates the host's shared state
+        // (and so is each free), which cost more host time than the copies with one per stream.
+        std::vector<uint64_t> code_bytes_of_core(cores.size(), 0);
+        for (const isa::InstructionStream& stream : program.streams)
+            code_bytes_of_core.at(stream.core) += stream.instructions.code().size();
+        for (uint32_t c = 0; c < cores.size(); ++c) {
+            if (code_bytes_of_core[c] == 0) continue;
+            const auto& core = cores[c];
+            const uint64_t handle = driver_->mem_alloc(core.device, code_bytes_of_core[c], core.memory_channel, core.core,
                                                        driver::Lifespan::Process);
             model->handles.push_back(handle);
             model->device_bytes += driver_->chunk(handle).size;
             usage_of(core.device, core.core).model_code += driver_->chunk(handle).size;
-            driver_->copy_to_device(handle, 0, code.data(), code.size());
-            model->dma_bytes += code.size();
-            placement.code.push_back({s, core.device, core.memory_channel,
-                                      driver_->chunk(handle).address - address_map.channel(core.memory_channel), code.size()});
+            const uint64_t chunk_offset = driver_->chunk(handle).address - address_map.channel(core.memory_channel);
+            uint64_t at = 0;
+            for (uint32_t s = 0; s < program.streams.size(); ++s) {
+                if (program.streams[s].core != c) continue;
+                const std::vector<uint8_t>& code = program.streams[s].instructions.code();  // the file's bytes
+                if (code.empty()) continue;
+                driver_->copy_to_device(handle, at, code.data(), code.size());
+                model->dma_bytes += code.size();
+                placement.code.push_back({s, core.device, core.memory_channel, chunk_offset + at, code.size()});
+                at += code.size();
+            }
         }
         // Weights and constants.
         for (const isa::TensorInfo& t : program.tensors) {

@@ -68,7 +68,10 @@ void SparseMemory::write(uint64_t address, const uint8_t* source, uint64_t lengt
         auto it = pages_.find(page);
         if (it == pages_.end()) {
             if (all_zero(source + done, chunk)) return true;
-            it = pages_.emplace(page, std::make_unique<uint8_t[]>(kPageBytes)).first;  // value-initialised: zero
+            // A page the write fills whole needs no zeros first (the load's code and weights: most pages).
+            it = pages_.emplace(page, chunk == kPageBytes ? std::unique_ptr<uint8_t[]>(new uint8_t[kPageBytes])
+                                                          : std::make_unique<uint8_t[]>(kPageBytes))  // zeros
+                     .first;
         }
         std::memcpy(it->second.get() + offset, source + done, chunk);
         return true;

@@ -38,8 +38,12 @@ MachineSelection MachineSelection::or_existing_host() const {
 
 config::HostSpec MachineSelection::resolve_host() const {
     const config::HostSpec spec = resolve();
-    remember_host_configs(driver::HostState::default_home(), spec.instance.name, config_files);
+    remember_host(spec);
     return spec;
+}
+
+void MachineSelection::remember_host(const config::HostSpec& spec) const {
+    remember_host_configs(driver::HostState::default_home(), spec.instance.name, config_files);
 }
 
 }  // namespace nsim::tools

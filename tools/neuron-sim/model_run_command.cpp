@@ -48,11 +48,11 @@ struct LatencySummary {
 
 }  // namespace
 
-int run_model(const MachineSelection& machine, const RunOptions& options, const std::vector<uint8_t>& container_bytes) {
+int run_model(const MachineSelection& machine, const RunOptions& options, const config::HostSpec& spec, isa::Container program) {
     const auto wall_start = std::chrono::steady_clock::now();
-    const config::HostSpec spec = machine.resolve_host();
+    machine.remember_host(spec);
     std::ofstream trace_out = open_trace_file(options);
-    ModelSession session(spec, container_bytes, options.functional);
+    ModelSession session(spec, std::move(program), options.functional);
     const bool bert = is_built_model(session.program());
     if (bert && options.functional && !has_weights(session.program())) throw UserError(kFunctionalNeedsWeights);
 

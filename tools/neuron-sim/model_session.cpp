@@ -22,7 +22,7 @@ uint32_t metadata_u32(const isa::Container& program, const std::string& key, uin
 bool is_built_model(const isa::Container& program) { return !program.metadata_value("embedding").empty(); }
 bool has_weights(const isa::Container& program) { return program.metadata_value("weights").rfind("included", 0) == 0; }
 
-ModelSession::ModelSession(const config::HostSpec& spec, const std::vector<uint8_t>& container_bytes, bool functional)
+ModelSession::ModelSession(const config::HostSpec& spec, isa::Container program, bool functional)
     : spec_(spec), functional_(functional) {
     try {
         runtime_ = std::make_unique<runtime::Runtime>(spec_);
@@ -33,7 +33,7 @@ ModelSession::ModelSession(const config::HostSpec& spec, const std::vector<uint8
     executor_ = executor.get();
     runtime_->set_executor(std::move(executor));
     if (runtime_->init() != runtime::NrtStatus::Success) throw UserError(runtime_->last_error());
-    if (runtime_->load(container_bytes, -1, &model_) != runtime::NrtStatus::Success) throw UserError(runtime_->last_error());
+    if (runtime_->load(std::move(program), -1, &model_) != runtime::NrtStatus::Success) throw UserError(runtime_->last_error());
     // Each device's cores write outputs into that device's memory, and the runtime reads them back from
     // the first device's only: a functional run over several devices would return stale rows.
     const size_t devices = model_->loaded.placement.devices().size();

@@ -41,7 +41,8 @@ struct ExecutionTiming {
 class ModelSession {
 public:
     // Throws UserError (one line) when the runtime refuses: cores busy, device not ready, wrong generation...
-    ModelSession(const config::HostSpec& spec, const std::vector<uint8_t>& container_bytes, bool functional);
+    // `program` as read from its file (the runtime does not read the file again).
+    ModelSession(const config::HostSpec& spec, isa::Container program, bool functional);
     ~ModelSession();
 
     const isa::Container& program() const { return model_->program; }

@@ -32,8 +32,7 @@ std::vector<int> classes_of(const std::vector<kernels::Prediction>& predictions)
 
 }  // namespace
 
-int run_pairs(const MachineSelection& machine, const RunOptions& options, const std::vector<uint8_t>& container_bytes,
-              const isa::Container& program) {
+int run_pairs(const MachineSelection& machine, const RunOptions& options, const isa::Container& program) {
     // Everything the user can get wrong is checked before the model loads.
     if (!has_weights(program)) throw UserError(kFunctionalNeedsWeights);
     const TokenInputs inputs(program, options.program);
@@ -48,7 +47,7 @@ int run_pairs(const MachineSelection& machine, const RunOptions& options, const 
     std::ofstream trace_out = open_trace_file(options);
 
     const config::HostSpec spec = machine.resolve_host();
-    ModelSession session(spec, container_bytes, true);
+    ModelSession session(spec, program, true);
     PairsOutcome outcome;
     outcome.pairs_file = options.pairs;
     outcome.model = program.metadata_value("model");

@@ -29,23 +29,22 @@ namespace {
 
 // What the runtime would refuse too, said in the program's terms before any host is touched: the
 // generation, the cores, the tensors' sizes, and every rule of the validator.
-void check_runnable(const isa::Container& program, const MachineSelection& machine, const config::HostSpec& spec) {
+void check_runnable(const isa::Container& program, const config::HostSpec& spec) {
     try {
         sim::core::check_program_fits(program, spec);
     } catch (const sim::core::RunError& e) {
         throw UserError(e.what());
     }
-    std::vector<std::filesystem::path> extra(machine.config_files.begin(), machine.config_files.end());
-    const config::ConfigSet configs = config::ConfigSet::load(config::ConfigSet::default_dir(), extra);
-    const std::vector<isa::Diagnostic> problems = isa::validate(program, sim::limits_of_generation(configs, program.generation));
+    // The generation matches the host's chip (checked above): its limits are the ones the runtime checks.
+    const std::vector<isa::Diagnostic> problems = isa::validate(program, sim::limits_of_chip(spec.chip));
     if (problems.empty()) return;
     std::string more = problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : "";
     throw UserError("invalid program: " + problems.front().text() + more);
 }
 
 // The program with its --input files as the data of those tensors (the runtime copies an input's data
-// in at each execution and loads a weight's with the program), encoded again for the runtime.
-std::vector<uint8_t> with_input_files(isa::Container program, const RunOptions& options) {
+// in at each execution and loads a weight's with the program).
+isa::Container with_input_files(isa::Container program, const RunOptions& options) {
     if (!options.functional) throw UserError("--input and --output-dir need --functional (a timing run computes no values)");
     if (!options.pairs.empty()) throw UserError("--input and --output-dir do not combine with --pairs (it makes its own inputs)");
     std::map<std::string, std::filesystem::path> files;
@@ -58,7 +57,7 @@ std::vector<uint8_t> with_input_files(isa::Container program, const RunOptions& 
     } catch (const tensor_files::TensorFileError& e) {
         throw UserError(e.what());
     }
-    return isa::write_container(program);
+    return program;
 }
 
 }  // namespace
@@ -75,21 +74,18 @@ std::ofstream open_trace_file(const RunOptions& options) {
 // ringing the device (one path, DESIGN.md); only --pairs needs a BERT model.
 int run_program(const MachineSelection& machine, const RunOptions& options) {
     const config::HostSpec spec = machine.resolve();
-    std::vector<uint8_t> bytes = isa::read_file(options.program);
-    isa::Container program = read_program(bytes, options.program);
-    if (!options.inputs.empty() || !options.output_dir.empty()) {
-        bytes = with_input_files(std::move(program), options);
-        program = read_program(bytes, options.program);
-    }
+    // Read and decoded once: the runtime loads this program, not the file again.
+    isa::Container program = read_program(isa::read_file(options.program), options.program);
+    if (!options.inputs.empty() || !options.output_dir.empty()) program = with_input_files(std::move(program), options);
     if (!options.pairs.empty()) {
         if (!is_built_model(program))
             throw UserError("--pairs needs a BERT model built by neuron-build; " + options.program + " is a bare program");
-        return run_pairs(machine, options, bytes, program);
+        return run_pairs(machine, options, program);
     }
-    check_runnable(program, machine, spec);
+    check_runnable(program, spec);
     if (options.check && print_check_findings(program, options.program, std::cerr) > 0)
         return kExitUserError;   // the findings are the message, one per line
-    return run_model(machine, options, bytes);
+    return run_model(machine, options, spec, std::move(program));
 }
 
 }  // namespace nsim::tools

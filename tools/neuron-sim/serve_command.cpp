@@ -16,10 +16,10 @@ namespace nsim::tools {
 
 int run_serve(const MachineSelection& machine, const ServeOptions& options) {
     const config::HostSpec spec = machine.resolve_host();
-    const std::vector<uint8_t> bytes = isa::read_file(options.program);
-    if (!is_built_model(read_program(bytes, options.program)))
+    isa::Container program = read_program(isa::read_file(options.program), options.program);
+    if (!is_built_model(program))
         throw UserError(options.program + " is not a model built by neuron-build (serve needs its batch and copies)");
-    ModelSession session(spec, bytes, false);
+    ModelSession session(spec, std::move(program), false);
 
     // Every copy runs the compiled shape (short batches are padded), so one simulated execution of
     // the program - all copies at once, sharing DMA and device memory as they do under load - gives
