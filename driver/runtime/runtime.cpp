@@ -10,6 +10,7 @@
 #include "program_flops.h"
 #include "platform/device_address_map.h"
 #include "platform/execution_doorbells.h"
+#include "platform/shared_pages.h"
 #include "host_time.h"
 #include "isa/container_io.h"
 #include "isa/encoding.h"
@@ -331,11 +332,26 @@ NrtStatus Runtime::load(isa::Container read_program, int32_t vnc, Model** out) {
         }
         // Instruction streams: each into device memory of the core that runs it, where the engines
         // fetch it from (sim/core/instruction_fetch.h). One allocation per core holds all of its
-        // streams back to back: each allocation is a driver call that updates the host's shared state
-        // (and so is each free), which cost more host time than the copies with one per stream.
+        // streams, each from an allocation unit's boundary as if allocated alone: each allocation is a
+        // driver call that updates the host's shared state (and so is each free), which cost more host
+        // time than the copies with one per stream. The streams' bytes are lent to device memory
+        // (sim/platform/shared_pages.h), so the code a data-parallel program writes to every core
+        // takes no host memory beyond the loaded program's own (the allocation unit, 4 KiB, is a
+        // multiple of the host pages' size: the pieces line up).
+        const uint64_t unit = std::max<uint64_t>(1, spec_.chip.driver.min_alloc_bytes);
+        auto aligned = [&](uint64_t bytes) { return (bytes + unit - 1) / unit * unit; };
         std::vector<uint64_t> code_bytes_of_core(cores.size(), 0);
-        for (const isa::InstructionStream& stream : program.streams)
-            code_bytes_of_core.at(stream.core) += stream.instructions.code().size();
+        // A copy of a list holds its body: the bytes stay as they are while lent (writers copy). The
+        // pages live as long as device memory holds them, the lenders at least until the copies are made.
+        std::vector<std::shared_ptr<const isa::InstructionList>> lent;
+        for (const isa::InstructionStream& stream : program.streams) {
+            code_bytes_of_core.at(stream.core) += aligned(stream.instructions.code().size());
+            if (std::any_of(lent.begin(), lent.end(), [&](const auto& l) { return l->shares_body_with(stream.instructions); }))
+                continue;
+            lent.push_back(std::make_shared<const isa::InstructionList>(stream.instructions));
+            const std::vector<uint8_t>& code = lent.back()->code();
+            sim::lend_pages(lent.back(), code.data(), code.size());
+        }
         for (uint32_t c = 0; c < cores.size(); ++c) {
             if (code_bytes_of_core[c] == 0) continue;
             const auto& core = cores[c];
@@ -353,11 +369,14 @@ NrtStatus Runtime::load(isa::Container read_program, int32_t vnc, Model** out) {
                 driver_->copy_to_device(handle, at, code.data(), code.size());
                 model->dma_bytes += code.size();
                 placement.code.push_back({s, core.device, core.memory_channel, chunk_offset + at, code.size()});
-                at += code.size();
+                at += aligned(code.size());
             }
         }
-        // Weights and constants.
-        for (const isa::TensorInfo& t : program.tensors) {
+        // Weights and constants. Once a weight is in device memory, the loaded program lets go of its
+        // host copy, as a runtime frees the model file's buffer: the weights are held once, not in
+        // host memory and in device memory both (BERT-large bf16: 670 MB). The other tensors' initial
+        // data stays (the inputs' is copied in at each execution).
+        for (isa::TensorInfo& t : model->program.tensors) {
             if (t.data.empty()) continue;
             if (t.location == isa::TensorLocation::Device) {
                 for (size_t r = 0; r < placement.device_regions.size(); ++r) {
@@ -366,6 +385,7 @@ NrtStatus Runtime::load(isa::Container read_program, int32_t vnc, Model** out) {
                     driver_->copy_to_device(model->region_handles[r], t.offset, t.data.data(), t.data.size());
                     model->dma_bytes += t.data.size();
                 }
+                if (t.role == isa::TensorRole::Weight) std::vector<uint8_t>().swap(t.data);
             } else {
                 driver_->copy_to_device(model->host_region_handle, t.offset, t.data.data(), t.data.size());
             }
