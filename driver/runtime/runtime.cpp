@@ -12,6 +12,7 @@
 #include "program_flops.h"
 #include "platform/device_address_map.h"
 #include "platform/execution_doorbells.h"
+#include "platform/shared_pages.h"
 #include "host_time.h"
 #include "isa/container_io.h"
 #include "isa/encoding.h"
@@ -239,16 +240,23 @@ NrtStatus Runtime::check_usable(const std::string& where) {
 }
 
 NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** out) {
+    if (const NrtStatus s = check_usable("nrt_load"); s != NrtStatus::Success) return s;
+    isa::Container program;
+    try {
+        program = isa::read_container(neff);
+    } catch (const isa::ContainerError& e) {
+        return fail(NrtStatus::Invalid, "nrt_load", fmt::format("invalid model: {}", e.what()));
+    }
+    return load(std::move(program), vnc, out);
+}
+
+NrtStatus Runtime::load(isa::Container read_program, int32_t vnc, Model** out) {
     const std::string where = "nrt_load";
     if (const NrtStatus s = check_usable(where); s != NrtStatus::Success) return s;
     const double start = driver::host_time::now_s();
     auto model = std::make_unique<Model>();
     model->load_started_ps = HostTrace::now_ps();
-    try {
-        model->program = isa::read_container(neff);
-    } catch (const isa::ContainerError& e) {
-        return fail(NrtStatus::Invalid, where, fmt::format("invalid model: {}", e.what()));
-    }
+    model->program = std::move(read_program);
     const isa::Container& program = model->program;
     const uint32_t generation = sim::generation_of_chip(spec_.chip);
     if (program.generation != generation)
@@ -326,24 +334,52 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
             placement.host_region = driver_->chunk(model->host_region_handle).address;
         }
         // Instruction streams: each into device memory of the core that runs it, where the engines
-        // fetch it from (sim/core/instruction_fetch.h).
-        for (uint32_t s = 0; s < program.streams.size(); ++s) {
-            const isa::InstructionStream& stream = program.streams[s];
-            const std::vector<uint8_t>& code = stream.instructions.code();  // the file's bytes, not encoded again
-            if (code.empty()) continue;
-            const auto& core = cores.at(stream.core);
-            const uint64_t handle = driver_->mem_alloc(core.device, code.size(), core.memory_channel, core.core,
+        // fetch it from (sim/core/instruction_fetch.h). One allocation per core holds all of its
+        // streams, each from an allocation unit's boundary as if allocated alone: each allocation is a
+        // driver call that updates the host's shared state (and so is each free), which cost more host
+        // time than the copies with one per stream. The streams' bytes are lent to device memory
+        // (sim/platform/shared_pages.h), so the code a data-parallel program writes to every core
+        // takes no host memory beyond the loaded program's own (the allocation unit, 4 KiB, is a
+        // multiple of the host pages' size: the pieces line up).
+        const uint64_t unit = std::max<uint64_t>(1, spec_.chip.driver.min_alloc_bytes);
+        auto aligned = [&](uint64_t bytes) { return (bytes + unit - 1) / unit * unit; };
+        std::vector<uint64_t> code_bytes_of_core(cores.size(), 0);
+        // A copy of a list holds its body: the bytes stay as they are while lent (writers copy). The
+        // pages live as long as device memory holds them, the lenders at least until the copies are made.
+        std::vector<std::shared_ptr<const isa::InstructionList>> lent;
+        for (const isa::InstructionStream& stream : program.streams) {
+            code_bytes_of_core.at(stream.core) += aligned(stream.instructions.code().size());
+            if (std::any_of(lent.begin(), lent.end(), [&](const auto& l) { return l->shares_body_with(stream.instructions); }))
+                continue;
+            lent.push_back(std::make_shared<const isa::InstructionList>(stream.instructions));
+            const std::vector<uint8_t>& code = lent.back()->code();
+            sim::lend_pages(lent.back(), code.data(), code.size());
+        }
+        for (uint32_t c = 0; c < cores.size(); ++c) {
+            if (code_bytes_of_core[c] == 0) continue;
+            const auto& core = cores[c];
+            const uint64_t handle = driver_->mem_alloc(core.device, code_bytes_of_core[c], core.memory_channel, core.core,
                                                        driver::Lifespan::Process);
             model->handles.push_back(handle);
             model->device_bytes += driver_->chunk(handle).size;
             usage_of(core.device, core.core).model_code += driver_->chunk(handle).size;
-            driver_->copy_to_device(handle, 0, code.data(), code.size());
-            model->dma_bytes += code.size();
-            placement.code.push_back({s, core.device, core.memory_channel,
-                                      driver_->chunk(handle).address - address_map.channel(core.memory_channel), code.size()});
+            const uint64_t chunk_offset = driver_->chunk(handle).address - address_map.channel(core.memory_channel);
+            uint64_t at = 0;
+            for (uint32_t s = 0; s < program.streams.size(); ++s) {
+                if (program.streams[s].core != c) continue;
+                const std::vector<uint8_t>& code = program.streams[s].instructions.code();  // the file's bytes
+                if (code.empty()) continue;
+                driver_->copy_to_device(handle, at, code.data(), code.size());
+                model->dma_bytes += code.size();
+                placement.code.push_back({s, core.device, core.memory_channel, chunk_offset + at, code.size()});
+                at += aligned(code.size());
+            }
         }
-        // Weights and constants.
-        for (const isa::TensorInfo& t : program.tensors) {
+        // Weights and constants. Once a weight is in device memory, the loaded program lets go of its
+        // host copy, as a runtime frees the model file's buffer: the weights are held once, not in
+        // host memory and in device memory both (BERT-large bf16: 670 MB). The other tensors' initial
+        // data stays (the inputs' is copied in at each execution).
+        for (isa::TensorInfo& t : model->program.tensors) {
             if (t.data.empty()) continue;
             if (t.location == isa::TensorLocation::Device) {
                 for (size_t r = 0; r < placement.device_regions.size(); ++r) {
@@ -352,6 +388,7 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
                     driver_->copy_to_device(model->region_handles[r], t.offset, t.data.data(), t.data.size());
                     model->dma_bytes += t.data.size();
                 }
+                if (t.role == isa::TensorRole::Weight) std::vector<uint8_t>().swap(t.data);
             } else {
                 driver_->copy_to_device(model->host_region_handle, t.offset, t.data.data(), t.data.size());
             }

@@ -84,6 +84,9 @@ public:
     NrtStatus init();
     void close();
     NrtStatus load(const std::vector<uint8_t>& neff, int32_t vnc, Model** model);
+    // The same for a program its caller has read from its container bytes already (a tool that read
+    // the file to check it first): the file is not read and decoded a second time. Still validated.
+    NrtStatus load(isa::Container program, int32_t vnc, Model** model);
     NrtStatus unload(Model* model);
     NrtStatus execute(Model* model, const TensorSet& inputs, TensorSet* outputs);
     // The next execute() is traced into `writer` (null: none), once: the model's load, the call's host

@@ -80,12 +80,15 @@ std::vector<uint8_t> read_bounded_file(const std::filesystem::path& path, uint64
     }
     if (S_ISREG(info.st_mode)) {
         if (uint64_t(info.st_size) > max_bytes) throw FileError(too_large(path, what, max_bytes));
-        // The size is a hint (the file may change while read); the limit below still holds.
-        bytes.reserve(size_t(info.st_size));
+        // The size is a hint (the file may change while read); the limit below still holds. One byte
+        // more, so that the read that finds the end does not grow the vector (a copy of the whole file).
+        bytes.reserve(size_t(info.st_size) + 1);
     }
-    // Grows by at most 1 MiB per step, so a stream costs memory only as it delivers bytes.
+    // Grows by at most 1 MiB per step, so a stream costs memory only as it delivers bytes; a regular
+    // file is read in one step of its size (plus the byte that finds the end).
     constexpr size_t kStep = size_t(1) << 20;
-    while (read_up_to(file.fd(), bytes, size_t(std::min<uint64_t>(max_bytes + 1, bytes.size() + kStep)), path)) {
+    const size_t step = std::max(kStep, bytes.capacity() - bytes.size());
+    while (read_up_to(file.fd(), bytes, size_t(std::min<uint64_t>(max_bytes + 1, bytes.size() + step)), path)) {
         if (bytes.size() > max_bytes) throw FileError(too_large(path, what, max_bytes));
     }
     return bytes;

@@ -130,6 +130,29 @@ CodeInDeviceMemory code_of_stream(runtime::Runtime& rt, const runtime::Model& mo
     return {};
 }
 
+// The load moves a weight into device memory and lets go of the host copy (weights held once).
+TEST(Runtime, AWeightIsHeldInDeviceMemoryOnlyAfterTheLoad) {
+    test::TempHome home;
+    runtime::Runtime rt(test::shipped_configs().host("inf2.xlarge"), options_for(home, "0"));
+    ASSERT_EQ(rt.init(), NrtStatus::Success) << rt.last_error();
+    const isa::Container file = isa::read_container(test::example_program());
+    runtime::Model* model = nullptr;
+    ASSERT_EQ(rt.load(test::example_program(), 0, &model), NrtStatus::Success) << rt.last_error();
+    size_t weights = 0;
+    for (size_t t = 0; t < file.tensors.size(); ++t) {
+        const isa::TensorInfo& original = file.tensors[t];
+        if (original.role != isa::TensorRole::Weight || original.data.empty()) continue;
+        ++weights;
+        EXPECT_TRUE(model->program.tensors[t].data.empty()) << original.name;
+        for (const sim::core::DeviceRegion& copy : model->loaded.placement.device_regions) {
+            const sim::SparseMemory& memory = sim::core::channel_storage(rt.platform(), copy.device, copy.channel);
+            EXPECT_TRUE(memory.holds(copy.offset + original.offset, original.data.data(), original.data.size()))
+                << original.name;
+        }
+    }
+    EXPECT_EQ(weights, 1u);  // the example's gamma
+}
+
 TEST(Runtime, TheEnginesRunTheCodeTheLoadPutInDeviceMemory) {
     test::TempHome home;
     runtime::Runtime rt(test::shipped_configs().host("inf2.xlarge"), options_for(home, "0"));

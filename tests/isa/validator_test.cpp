@@ -25,6 +25,39 @@ TEST(Validator, ProgramForAnotherGeneration) {
     EXPECT_EQ(problems(c), Lines{"header: the program is for NeuronCore-v3, this machine has NeuronCore-v2"});
 }
 
+// Streams that share one instruction list (a data-parallel program's cores) are checked once, and
+// each still gets the findings under its own section; a program validated again after a change is
+// checked again (the last result is reused only for the same program).
+TEST(Validator, SharedStreamsAreReportedEachUnderItsOwnSection) {
+    Container shared = small_program();
+    shared.cores_needed = 2;
+    shared.streams[0].instructions[0].ap(fields::Matmul::dst).partition_start = 8;
+    InstructionStream copy = shared.streams[0];
+    copy.core = 1;
+    shared.streams.push_back(copy);
+    shared.canonicalize();
+    Container separate = shared;
+    for (InstructionStream& s : separate.streams) s.instructions = InstructionList(s.instructions.vector());
+    ASSERT_TRUE(shared.streams[0].instructions.shares_body_with(shared.streams[2].instructions));
+    ASSERT_FALSE(separate.streams[0].instructions.shares_body_with(separate.streams[2].instructions));
+
+    auto lines = [](const Container& c) {
+        std::vector<std::string> out;
+        for (const Diagnostic& d : validate(c, made_up_limits())) out.push_back(d.text());
+        return out;
+    };
+    const Lines expected = lines(separate);
+    ASSERT_EQ(expected.size(), 2u);
+    EXPECT_NE(expected[0].substr(0, 12), expected[1].substr(0, 12));  // two sections named
+    EXPECT_EQ(lines(shared), expected);
+    EXPECT_EQ(lines(shared), expected);  // again: the same answer
+
+    shared.streams[0].instructions[0].ap(fields::Matmul::dst).partition_start = 0;  // copy on write: core 0 only
+    const Lines after = lines(shared);
+    ASSERT_EQ(after.size(), 1u);
+    EXPECT_EQ(after[0], expected[1]);
+}
+
 TEST(Validator, OperandOutsideSbuf) {
     Container c = small_program();
     c.streams[0].instructions[0].ap(fields::Matmul::moving).offset = 3584;  // ends exactly at the last byte

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <vector>
 
+#include "platform/shared_pages.h"
 #include "platform/sparse_memory.h"
 
 namespace nsim::sim {
@@ -52,6 +54,57 @@ TEST(SparseMemory, HoldsComparesWrittenAndUnwrittenBytes) {
     EXPECT_TRUE(m.holds(uint64_t(1) << 28, zeros.data(), zeros.size()));
     EXPECT_FALSE(m.holds(uint64_t(1) << 28, one.data(), one.size()));
     EXPECT_THROW(m.holds((uint64_t(1) << 30) - 1, zeros.data(), 2), std::out_of_range);
+}
+
+// Pages of the same contents are shared between memories (the load's code on every core) and each
+// memory still sees only its own writes.
+TEST(SparseMemory, EqualPagesAreSharedAndCopiedOnWrite) {
+    constexpr uint64_t page = SparseMemory::kPageBytes;
+    SparseMemory a(uint64_t(1) << 30), b(uint64_t(1) << 30);
+    std::vector<uint8_t> bytes(3 * page);
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = uint8_t(i * 31 + 5);
+    a.write(page, bytes.data(), bytes.size());
+    b.write(7 * page, bytes.data(), bytes.size());
+    b.write(20 * page, bytes.data(), page);  // the first page again, in the same memory
+    EXPECT_EQ(a.pages_shared(), 3u);
+    EXPECT_EQ(b.pages_shared(), 4u);
+
+    const uint8_t changed = 0xEE;
+    b.write(7 * page + 100, &changed, 1);
+    EXPECT_EQ(b.pages_shared(), 3u);
+    EXPECT_TRUE(a.holds(page, bytes.data(), bytes.size()));
+    EXPECT_TRUE(b.holds(20 * page, bytes.data(), page));
+    std::vector<uint8_t> expected = bytes;
+    expected[100] = changed;
+    EXPECT_TRUE(b.holds(7 * page, expected.data(), expected.size()));
+
+    // A page no longer shared is written in place; pages with other contents share nothing.
+    std::vector<uint8_t> other(page, 0x5A);
+    a.write(40 * page, other.data(), other.size());
+    EXPECT_EQ(a.pages_shared(), 3u);
+}
+
+// Lent bytes (the runtime lends a program's code) back the pages that memories write with the same
+// contents, and a write to such a page changes the memory's copy only, never the lender's bytes.
+TEST(SparseMemory, LentBytesBackEqualPagesAndAreNeverWritten) {
+    constexpr uint64_t page = SparseMemory::kPageBytes;
+    auto lender = std::make_shared<std::vector<uint8_t>>(2 * page + 100);
+    for (size_t i = 0; i < lender->size(); ++i) (*lender)[i] = uint8_t(i * 11 + 9);
+    const std::vector<uint8_t> original = *lender;
+    lend_pages(lender, lender->data(), lender->size());
+    const long holders = lender.use_count();
+
+    SparseMemory m(uint64_t(1) << 30);
+    m.write(5 * page, original.data(), original.size());
+    EXPECT_EQ(m.pages_shared(), 2u);              // the two whole pages; the 100-byte tail is its own
+    EXPECT_EQ(lender.use_count(), holders + 2);  // held through the memory's pages
+    const uint8_t changed = 0x42;
+    m.write(5 * page + 7, &changed, 1);
+    EXPECT_EQ(*lender, original);
+    EXPECT_EQ(m.pages_shared(), 1u);
+    std::vector<uint8_t> expected = original;
+    expected[7] = changed;
+    EXPECT_TRUE(m.holds(5 * page, expected.data(), expected.size()));
 }
 
 TEST(SparseMemory, OutOfRangeThrows) {

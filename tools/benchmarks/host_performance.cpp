@@ -7,7 +7,8 @@
 // own, phase by phase through the same libraries `neuron-sim run` uses, and prints the host seconds
 // of each phase:
 //   read     read the file, check it, decode it (isa::read_file + read_container)
-//   load     the runtime's load (validate, allocate, write code and weights through the driver)
+//   load     the runtime's load of what was read (validate, allocate, write code and weights through
+//            the driver), as `neuron-sim run` hands it over
 //   fetch    one instruction fetch of every stream from device memory (sim/core/instruction_fetch)
 //   engines  one execution through the runtime minus one fetch: the engine simulation, plus the
 //            runtime moving inputs and outputs over the simulated PCIe
@@ -129,8 +130,7 @@ int time_phases(const std::string& instance, const fs::path& program, bool funct
     const config::HostSpec host = configs.host(instance);
 
     double start = cpu_now();
-    const std::vector<uint8_t> bytes = isa::read_file(program);
-    const isa::Container container = isa::read_container(bytes);
+    isa::Container container = isa::read_container(isa::read_file(program));
     const double read_s = (cpu_now() - start);
 
     start = cpu_now();
@@ -139,7 +139,7 @@ int time_phases(const std::string& instance, const fs::path& program, bool funct
     runtime::EngineExecutor* executor = owned.get();
     rt.set_executor(std::move(owned));
     runtime::Model* model = nullptr;
-    if (rt.init() != runtime::NrtStatus::Success || rt.load(bytes, -1, &model) != runtime::NrtStatus::Success)
+    if (rt.init() != runtime::NrtStatus::Success || rt.load(std::move(container), -1, &model) != runtime::NrtStatus::Success)
         throw tools::UserError(rt.last_error());
     const double load_s = (cpu_now() - start);
 

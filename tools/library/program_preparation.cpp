@@ -55,30 +55,31 @@ isa::Container read_program(const std::vector<uint8_t>& bytes, const std::string
     }
 }
 
-void check_runnable(const isa::Container& program, const config::HostSpec& spec, const std::vector<std::string>& config_files) {
+void check_runnable(const isa::Container& program, const config::HostSpec& spec) {
     try {
         sim::core::check_program_fits(program, spec);
     } catch (const sim::core::RunError& e) {
         throw Error(e.what());
     }
-    const std::vector<isa::Diagnostic> problems = isa::validate(program, limits_of(program.generation, config_files));
+    // The generation matches the host's chip (checked above): its limits are the ones the runtime checks.
+    const std::vector<isa::Diagnostic> problems = isa::validate(program, sim::limits_of_chip(spec.chip));
     if (problems.empty()) return;
     throw Error("invalid program: " + problems.front().text() + and_more(problems.size()));
 }
 
-std::vector<uint8_t> with_input_files(isa::Container program, const std::vector<std::string>& bindings) {
+isa::Container with_input_files(isa::Container program, const std::vector<std::string>& bindings) {
     std::map<std::string, std::filesystem::path> files;
     for (const std::string& text : bindings) {
         auto [name, path] = tensor_files::parse_binding(text);
         if (!files.emplace(name, path).second) throw Error("--input " + name + " is given twice");
     }
     tensor_files::bind_inputs(program, files);
-    return isa::write_container(program);
+    return program;
 }
 
-std::vector<uint8_t> with_input_arrays(isa::Container program, const std::map<std::string, npy::Array>& arrays) {
+isa::Container with_input_arrays(isa::Container program, const std::map<std::string, npy::Array>& arrays) {
     tensor_files::bind_arrays(program, arrays);
-    return isa::write_container(program);
+    return program;
 }
 
 }  // namespace nsim::library

@@ -22,16 +22,16 @@ isa::Container assemble(const std::string& source, const std::string& file);
 // The program in `bytes`, read from `path`; an Error naming the file when it is not one.
 isa::Container read_program(const std::vector<uint8_t>& bytes, const std::string& path);
 
-// The generation, the cores, the tensors' sizes, and every rule of the validator (with the chips of
-// the shipped configs and `config_files`): an Error with the first problem and how many more.
-void check_runnable(const isa::Container& program, const config::HostSpec& spec, const std::vector<std::string>& config_files);
+// The generation, the cores, the tensors' sizes, and every rule of the validator (with the limits of
+// the host's chip, the ones the runtime checks): an Error with the first problem and how many more.
+void check_runnable(const isa::Container& program, const config::HostSpec& spec);
 
 // The program with input or weight values as those tensors' data (the runtime copies an input's data
-// in at each execution and loads a weight's with the program), encoded for the runtime. The values
+// in at each execution and loads a weight's with the program), for the runtime to load as it is. The values
 // come from `bindings` ("NAME=FILE.npy" each) or from `arrays` by name. Throws
 // tensor_files::TensorFileError (one line naming the tensor) for an unknown name, a wrong shape or
 // type, or an input or weight left without data.
-std::vector<uint8_t> with_input_files(isa::Container program, const std::vector<std::string>& bindings);
-std::vector<uint8_t> with_input_arrays(isa::Container program, const std::map<std::string, npy::Array>& arrays);
+isa::Container with_input_files(isa::Container program, const std::vector<std::string>& bindings);
+isa::Container with_input_arrays(isa::Container program, const std::map<std::string, npy::Array>& arrays);
 
 }  // namespace nsim::library

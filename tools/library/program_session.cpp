@@ -26,10 +26,10 @@ uint32_t metadata_u32(const isa::Container& program, const std::string& key, uin
 bool is_built_model(const isa::Container& program) { return !program.metadata_value("embedding").empty(); }
 bool has_weights(const isa::Container& program) { return program.metadata_value("weights").rfind("included", 0) == 0; }
 
-Session::Session(Instance& instance, const std::vector<uint8_t>& container_bytes, bool functional)
+Session::Session(Instance& instance, isa::Container program, bool functional)
     : instance_(instance), functional_(functional) {
     runtime::Runtime& rt = runtime();
-    if (rt.load(container_bytes, -1, &model_) != runtime::NrtStatus::Success) throw Error(rt.last_error());
+    if (rt.load(std::move(program), -1, &model_) != runtime::NrtStatus::Success) throw Error(rt.last_error());
     // Each device's cores write outputs into that device's memory, and the runtime reads them back from
     // the first device's only: a functional run over several devices would return stale rows.
     const size_t devices = model_->loaded.placement.devices().size();

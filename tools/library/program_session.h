@@ -40,9 +40,10 @@ struct ExecutionTiming {
 
 class Session {
 public:
-    // Loads `container_bytes` on `instance` (which must outlive the session); `functional` false runs
-    // timing only. Error (one line) when the runtime refuses: not valid, does not fit, wrong generation...
-    Session(Instance& instance, const std::vector<uint8_t>& container_bytes, bool functional);
+    // Loads `program` (as read from its file: the runtime does not read or decode it again) on
+    // `instance` (which must outlive the session); `functional` false runs timing only. Error (one
+    // line) when the runtime refuses: not valid, does not fit, wrong generation...
+    Session(Instance& instance, isa::Container program, bool functional);
     ~Session();   // unloads the program and frees its tensors
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;

@@ -31,4 +31,8 @@ MachineSelection MachineSelection::or_existing_host() const {
 
 config::HostSpec MachineSelection::resolve_host() const { return library::use_host(instance, config_files); }
 
+void MachineSelection::remember_host(const config::HostSpec& spec) const {
+    remember_host_configs(driver::HostState::default_home(), spec.instance.name, config_files);
+}
+
 }  // namespace nsim::tools

@@ -22,6 +22,8 @@ struct MachineSelection {
     // resolve(), for a command that uses the host (its state directory): the host remembers the
     // --config files, so that later commands and the other tools need not repeat them.
     config::HostSpec resolve_host() const;
+    // The remembering half of resolve_host(), for a command that has resolve()d already.
+    void remember_host(const config::HostSpec& spec) const;
     // With no instance named, the simulated host the state home already has, chosen as neuron-ls
     // chooses it (neuron-ls/host_selection.h): for commands on an existing host, such as rmmod.
     MachineSelection or_existing_host() const;

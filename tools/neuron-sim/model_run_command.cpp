@@ -12,12 +12,12 @@
 
 namespace nsim::tools {
 
-int run_model(const MachineSelection& machine, const RunOptions& options, const std::vector<uint8_t>& container_bytes) {
+int run_model(const MachineSelection& machine, const RunOptions& options, const config::HostSpec& spec, isa::Container program) {
     library::RunRequest request;   // the host time counts from here: configs, the host, the load, the executions
-    const config::HostSpec spec = machine.resolve_host();
+    machine.remember_host(spec);
     library::TraceFile trace(trace_options(options), options.iterations);
     library::Instance instance(spec);
-    library::Session session(instance, container_bytes, options.functional);
+    library::Session session(instance, std::move(program), options.functional);
     if (library::is_built_model(session.program()) && options.functional && !library::has_weights(session.program()))
         throw UserError(kFunctionalNeedsWeights);
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "isa/container.h"
 #include "neuron-sim/machine_selection.h"
 #include "neuron-sim/run_command.h"
 
@@ -16,6 +17,7 @@ namespace nsim::tools {
 inline constexpr const char* kFunctionalNeedsWeights =
     "--functional needs a model built with weights (this one was built --timing-only)";
 
-int run_model(const MachineSelection& machine, const RunOptions& options, const std::vector<uint8_t>& container_bytes);
+// `spec` is machine.resolve()'s (the configuration is read once).
+int run_model(const MachineSelection& machine, const RunOptions& options, const config::HostSpec& spec, isa::Container program);
 
 }  // namespace nsim::tools

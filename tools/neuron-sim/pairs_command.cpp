@@ -32,8 +32,7 @@ std::vector<int> classes_of(const std::vector<kernels::Prediction>& predictions)
 
 }  // namespace
 
-int run_pairs(const MachineSelection& machine, const RunOptions& options, const std::vector<uint8_t>& container_bytes,
-              const isa::Container& program) {
+int run_pairs(const MachineSelection& machine, const RunOptions& options, const isa::Container& program) {
     // Everything the user can get wrong is checked before the model loads.
     if (!library::has_weights(program)) throw UserError(kFunctionalNeedsWeights);
     const library::TokenInputs inputs(program, options.program);
@@ -48,7 +47,7 @@ int run_pairs(const MachineSelection& machine, const RunOptions& options, const 
 
     const config::HostSpec spec = machine.resolve_host();
     library::Instance instance(spec);
-    library::Session session(instance, container_bytes, true);
+    library::Session session(instance, program, true);
     std::unique_ptr<ExecutionProgress> progress;
     library::PairHooks hooks;
     // The trace shows the last execution unless --trace-iteration says which, as in plain `run --trace`.

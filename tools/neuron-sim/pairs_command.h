@@ -16,7 +16,6 @@
 
 namespace nsim::tools {
 
-int run_pairs(const MachineSelection& machine, const RunOptions& options, const std::vector<uint8_t>& container_bytes,
-              const isa::Container& program);
+int run_pairs(const MachineSelection& machine, const RunOptions& options, const isa::Container& program);
 
 }  // namespace nsim::tools

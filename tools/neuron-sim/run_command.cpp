@@ -13,11 +13,11 @@
 namespace nsim::tools {
 namespace {
 
-// The program with its --input files as the data of those tensors, encoded again for the runtime.
-std::vector<uint8_t> with_input_files(const isa::Container& program, const RunOptions& options) {
+// The program with its --input files as the data of those tensors.
+isa::Container with_input_files(isa::Container program, const RunOptions& options) {
     if (!options.functional) throw UserError("--input and --output-dir need --functional (a timing run computes no values)");
     if (!options.pairs.empty()) throw UserError("--input and --output-dir do not combine with --pairs (it makes its own inputs)");
-    return library::with_input_files(program, options.inputs);
+    return library::with_input_files(std::move(program), options.inputs);
 }
 
 }  // namespace
@@ -30,21 +30,18 @@ library::TraceOptions trace_options(const RunOptions& options) {
 // ringing the device (one path, DESIGN.md); only --pairs needs a BERT model.
 int run_program(const MachineSelection& machine, const RunOptions& options) {
     const config::HostSpec spec = machine.resolve();
-    std::vector<uint8_t> bytes = isa::read_file(options.program);
-    isa::Container program = library::read_program(bytes, options.program);
-    if (!options.inputs.empty() || !options.output_dir.empty()) {
-        bytes = with_input_files(program, options);
-        program = library::read_program(bytes, options.program);
-    }
+    // Read and decoded once: the runtime loads this program, not the file again.
+    isa::Container program = library::read_program(isa::read_file(options.program), options.program);
+    if (!options.inputs.empty() || !options.output_dir.empty()) program = with_input_files(std::move(program), options);
     if (!options.pairs.empty()) {
         if (!library::is_built_model(program))
             throw UserError("--pairs needs a BERT model built by neuron-build; " + options.program + " is a bare program");
-        return run_pairs(machine, options, bytes, program);
+        return run_pairs(machine, options, std::move(program));
     }
-    library::check_runnable(program, spec, machine.config_files);
+    library::check_runnable(program, spec);
     if (options.check && print_check_findings(program, options.program, std::cerr) > 0)
         return kExitUserError;   // the findings are the message, one per line
-    return run_model(machine, options, bytes);
+    return run_model(machine, options, spec, std::move(program));
 }
 
 }  // namespace nsim::tools

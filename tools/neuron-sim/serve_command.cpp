@@ -17,11 +17,11 @@ namespace nsim::tools {
 
 int run_serve(const MachineSelection& machine, const ServeOptions& options) {
     const config::HostSpec spec = machine.resolve_host();
-    const std::vector<uint8_t> bytes = isa::read_file(options.program);
-    if (!library::is_built_model(library::read_program(bytes, options.program)))
+    isa::Container program = library::read_program(isa::read_file(options.program), options.program);
+    if (!library::is_built_model(program))
         throw UserError(options.program + " is not a model built by neuron-build (serve needs its batch and copies)");
     library::Instance instance(spec);
-    library::Session session(instance, bytes, false);
+    library::Session session(instance, std::move(program), false);
 
     // Every copy runs the compiled shape (short batches are padded), so one simulated execution of
     // the program - all copies at once, sharing DMA and device memory as they do under load - gives

@@ -67,19 +67,17 @@ struct Result {
 Result run_program(library::Instance& instance, const isa::Container& program, const py::object& inputs, bool functional,
                    uint32_t iterations, const std::optional<std::string>& trace, const std::optional<std::string>& output_dir) {
     if (iterations == 0) throw py::value_error("iterations must be at least 1");
-    std::vector<uint8_t> bytes;
-    if (inputs.is_none()) {
-        bytes = isa::write_container(program);
-    } else {
+    isa::Container bound = program;
+    if (!inputs.is_none()) {
         std::map<std::string, npy::Array> arrays;
         for (const auto& [name, value] : py::cast<py::dict>(inputs)) arrays[py::cast<std::string>(name)] = to_npy(value);
-        bytes = library::with_input_arrays(program, arrays);
+        bound = library::with_input_arrays(std::move(bound), arrays);
     }
-    library::check_runnable(program, instance.spec(), open_instance_slot().config_files);
+    library::check_runnable(bound, instance.spec());
     library::RunRequest request;
     // The last execution is traced (a path ending in .gz: gzip-compressed).
     library::TraceFile trace_file(library::TraceOptions{trace.value_or("")}, iterations);
-    library::Session session(instance, bytes, functional);
+    library::Session session(instance, std::move(bound), functional);
     request.iterations = iterations;
     request.trace = &trace_file;
     if (output_dir) request.output_dir = *output_dir;

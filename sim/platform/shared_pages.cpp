@@ -1,0 +1,77 @@
+#include "platform/shared_pages.h"
+
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+namespace nsim::sim {
+namespace {
+
+constexpr uint64_t kPage = SparseMemory::kPageBytes;
+
+// A fingerprint of a page's bytes: it selects candidates, the bytes themselves decide.
+uint64_t fingerprint(const uint8_t* page) {
+    uint64_t lanes[4] = {1, 2, 3, 4};
+    for (uint64_t i = 0; i < kPage; i += 32)
+        for (int l = 0; l < 4; ++l) {
+            uint64_t word;
+            std::memcpy(&word, page + i + 8 * l, 8);
+            lanes[l] = (lanes[l] ^ word) * 0x9E3779B97F4A7C15ull;
+        }
+    return lanes[0] ^ (lanes[1] >> 7) ^ (lanes[2] << 11) ^ (lanes[3] >> 17);
+}
+
+// Held weakly: a page lives while some memory (or its lender) holds it. Memories of several
+// simulated hosts may live in one process (tests), possibly on several threads, hence the lock.
+class SharedPages {
+public:
+    std::shared_ptr<uint8_t[]> find_or_add(const uint8_t* bytes) {
+        const uint64_t key = fingerprint(bytes);
+        const std::lock_guard<std::mutex> guard(lock_);
+        std::weak_ptr<uint8_t[]>& slot = pages_[key];
+        if (auto known = slot.lock(); known && std::memcmp(known.get(), bytes, kPage) == 0) return known;
+        std::shared_ptr<uint8_t[]> page(new uint8_t[kPage]);
+        std::memcpy(page.get(), bytes, kPage);
+        remember(slot, page);
+        return page;
+    }
+
+    void lend(const std::shared_ptr<uint8_t[]>& page) {
+        const uint64_t key = fingerprint(page.get());
+        const std::lock_guard<std::mutex> guard(lock_);
+        std::weak_ptr<uint8_t[]>& slot = pages_[key];
+        if (auto known = slot.lock(); known && std::memcmp(known.get(), page.get(), kPage) == 0) return;
+        remember(slot, page);
+    }
+
+private:
+    // A different page of the same fingerprint is no longer found: it is only shared less.
+    void remember(std::weak_ptr<uint8_t[]>& slot, const std::shared_ptr<uint8_t[]>& page) {
+        slot = page;
+        if (++added_ < pages_.size() / 2 + 1024) return;
+        // Forgets the pages nothing holds any more, every so many additions (so it costs no more than they do).
+        added_ = 0;
+        for (auto it = pages_.begin(); it != pages_.end();) it = it->second.expired() ? pages_.erase(it) : std::next(it);
+    }
+
+    std::mutex lock_;
+    std::unordered_map<uint64_t, std::weak_ptr<uint8_t[]>> pages_;
+    size_t added_ = 0;
+};
+
+SharedPages& pool() {
+    static SharedPages pages;
+    return pages;
+}
+
+}  // namespace
+
+std::shared_ptr<uint8_t[]> shared_page_with(const uint8_t* bytes) { return pool().find_or_add(bytes); }
+
+void lend_pages(const std::shared_ptr<const void>& owner, const uint8_t* data, uint64_t size) {
+    // Never written through: a memory marks a page from the pool shared and copies it before a write.
+    auto* bytes = const_cast<uint8_t*>(data);
+    for (uint64_t at = 0; at + kPage <= size; at += kPage) pool().lend(std::shared_ptr<uint8_t[]>(owner, bytes + at));
+}
+
+}  // namespace nsim::sim
