@@ -175,7 +175,13 @@ CoreBuilder::SyncSet CoreBuilder::dependencies(const std::vector<Use>& uses) con
         for (uint32_t id : tracked_ids(use.view->buffer)) {
             const BufferState& state = states_[id];
             const bool partial_write = use.access == Access::Write && use.view->partial;
-            if (!partial_write)
+            // A write after reads waits for the readers; each of them waited for the writers (or ran
+            // after them on their queue), so the writers need no wait of their own. Waiting for them
+            // too would take two semaphores, which a DMA can only wait for through a join on a
+            // compute engine: the load would then wait for that engine to reach it in program order
+            // and could no longer run ahead of it (the weight ring would not prefetch).
+            const bool after_reads = use.access == Access::Write && !state.readers.empty();
+            if (!partial_write && !after_reads)
                 for (const SyncPoint& p : state.writers) merge(deps, p);
             if (use.access != Access::Read)
                 for (const SyncPoint& p : state.readers) merge_reader(deps, p);

@@ -58,7 +58,7 @@ uint32_t optional_u32(const ConfigNode& map, const std::string& key) {
 
 EngineSpec read_engine(const ConfigNode& node) {
     node.check_keys({"clock_hz", "elements_per_cycle", "min_instruction_cycles",
-                     "instruction_overhead_cycles", "elements_per_cycle_16bit"});
+                     "instruction_overhead_cycles", "elements_per_cycle_16bit", "result_latency_cycles"});
     EngineSpec engine;
     engine.name = node.name();
     if (!contains(kEngineNames, engine.name))
@@ -70,6 +70,7 @@ EngineSpec read_engine(const ConfigNode& node) {
     engine.min_instruction_cycles = optional_u32(node, "min_instruction_cycles");
     engine.instruction_overhead_cycles = optional_u32(node, "instruction_overhead_cycles");
     engine.elements_per_cycle_16bit = optional_u32(node, "elements_per_cycle_16bit");
+    engine.result_latency_cycles = optional_u32(node, "result_latency_cycles");
     return engine;
 }
 
@@ -84,6 +85,24 @@ std::map<std::string, uint32_t> optional_per_dtype_counts(const ConfigNode& map,
         counts[entry.name()] = positive_u32(entry);
     }
     return counts;
+}
+
+// An optional list of distinct engine names, each one the core has.
+std::vector<std::string> optional_engine_names(const ConfigNode& map, const std::string& key,
+                                               const std::vector<EngineSpec>& engines) {
+    std::vector<std::string> names;
+    const auto node = map.find(key);
+    if (!node) return names;
+    if (!node->is_list()) node->fail("must be a list of engine names");
+    for (const ConfigNode& item : node->items()) {
+        const std::string name = item.as_string();
+        bool present = false;
+        for (const EngineSpec& e : engines) present = present || e.name == name;
+        if (!present) item.fail(fmt::format("the core has no '{}' engine", name));
+        if (contains(names, name)) item.fail(fmt::format("'{}' is listed twice", name));
+        names.push_back(name);
+    }
+    return names;
 }
 
 TensorEngineSpec read_tensor(const ConfigNode& node) {
@@ -140,7 +159,7 @@ NeuronCoreSpec read_neuron_core(const ConfigNode& node) {
                      "dma_engines", "dma_queues_per_engine", "dma_engine_bytes_per_s",
                      "dma_transfer_overhead_s", "dma_descriptor_s", "sram_access_latency_cycles",
                      "sram_full_rate_stride_bytes", "control_instruction_cycles",
-                     "bn_aggr_cycles_per_3_elements"});
+                     "bn_aggr_cycles_per_3_elements", "sbuf_shared_port_engines", "psum_shared_port_engines"});
     NeuronCoreSpec core;
     core.name = node.at("name").as_string();
     core.version = node.at("version").as_string();
@@ -173,6 +192,8 @@ NeuronCoreSpec read_neuron_core(const ConfigNode& node) {
     core.sram_full_rate_stride_bytes = optional_u32(node, "sram_full_rate_stride_bytes");
     core.control_instruction_cycles = optional_u32(node, "control_instruction_cycles");
     core.bn_aggr_cycles_per_3_elements = optional_u32(node, "bn_aggr_cycles_per_3_elements");
+    core.sbuf_shared_port_engines = optional_engine_names(node, "sbuf_shared_port_engines", core.engines);
+    core.psum_shared_port_engines = optional_engine_names(node, "psum_shared_port_engines", core.engines);
     return core;
 }
 

@@ -22,6 +22,10 @@ struct EngineSpec {
     // Streaming width for 2-byte element types (bf16/fp16) where the engine has a faster mode;
     // 0 = same as elements_per_cycle. Optional.
     uint32_t elements_per_cycle_16bit = 0;
+    // Cycles from the end of an instruction's occupancy until its results are visible in SBUF/PSUM:
+    // its semaphore signal, and the earliest an instruction of the same engine that reads them may
+    // issue. 0 = the core's sram_access_latency_cycles. Optional.
+    uint32_t result_latency_cycles = 0;
 };
 
 // The systolic array of the tensor engine and its tile limits.
@@ -71,6 +75,11 @@ struct NeuronCoreSpec {
     uint32_t sram_full_rate_stride_bytes = 0; // innermost stride up to which SBUF/PSUM stream at full rate
     uint32_t control_instruction_cycles = 0;  // a sequencer-only instruction (nop, sem_set, barrier)
     uint32_t bn_aggr_cycles_per_3_elements = 0; // bn_aggr: cycles per 3 input elements per partition
+    // Engines (names as in `engines`) that reach SBUF / PSUM through one shared port and so take
+    // turns: an instruction of one of them that accesses the memory waits while another holds it.
+    // Empty = every engine has its own port. Optional.
+    std::vector<std::string> sbuf_shared_port_engines;
+    std::vector<std::string> psum_shared_port_engines;
 };
 
 // A PCI base address register: which index, how large, what it exposes.

@@ -83,6 +83,7 @@ CostModel::CostModel(const config::NeuronCoreSpec& core) : core_(core) {
                                                                     : spec->elements_per_cycle;
         p.min_cycles = spec->min_instruction_cycles;
         p.overhead_cycles = spec->instruction_overhead_cycles;
+        p.result_latency_cycles = spec->result_latency_cycles ? spec->result_latency_cycles : core.sram_access_latency_cycles;
     }
 }
 
@@ -173,7 +174,7 @@ InstructionCost CostModel::compute(const isa::Instruction& inst, isa::Engine eng
         default:
             throw std::logic_error("cost class not timed by an engine");
     }
-    return {e.overhead_cycles + work, core_.sram_access_latency_cycles};
+    return {e.overhead_cycles + work, e.result_latency_cycles};
 }
 
 }  // namespace nsim::sim::core

@@ -60,6 +60,7 @@ private:
         uint32_t elements_per_cycle_16bit = 0;
         uint32_t min_cycles = 0;
         uint32_t overhead_cycles = 0;
+        uint32_t result_latency_cycles = 0;  // the engine's, else the core's SBUF/PSUM access latency
     };
     static size_t index(isa::Engine engine) { return size_t(engine); }
 

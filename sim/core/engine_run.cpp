@@ -58,6 +58,7 @@ EngineRun::EngineRun(Platform& p, const isa::Container& c, const ProgramPlacemen
             q.dma_engine = &core.device->dma_engines().at(engine)->engine_timing();
         } else {
             q.ps_per_cycle = cost.picoseconds_per_cycle(s.engine);
+            find_shared_ports(q);
         }
         if (options.trace) {
             const PhysicalCore& pc = cores[s.core].physical;
@@ -135,6 +136,20 @@ void EngineRun::issue(uint32_t qi, uint64_t now) {
         }
         return;
     }
+    const isa::CostClass cost_class = isa::info(inst.opcode).cost;
+    const bool compute = cost_class != isa::CostClass::Dma && cost_class != isa::CostClass::DmaGather &&
+                         cost_class != isa::CostClass::Collective && inst.opcode != isa::Opcode::Barrier;
+    if (compute) {
+        const uint64_t ready = hazard_free_at(q, inst, now);
+        if (ready > now) {  // a timed wait: nothing but time has to pass
+            if (q.state != State::Waiting) {
+                q.state = State::Waiting;
+                q.wait_since = now;
+            }
+            events.schedule(ready, EventKind::Wake, qi);
+            return;
+        }
+    }
     if (q.state == State::Waiting) {
         q.wait_ps += now - q.wait_since;
         waited(q, WaitKind::Semaphore, q.wait_since, now);
@@ -146,7 +161,7 @@ void EngineRun::issue(uint32_t qi, uint64_t now) {
     // A collective occupies its queue once its peers are there (meet), not while it waits for them.
     if (q.engine == isa::Engine::Dma && isa::info(inst.opcode).cost != isa::CostClass::Collective) dma_busy_from(q, now);
 
-    switch (isa::info(inst.opcode).cost) {
+    switch (cost_class) {
         case isa::CostClass::Dma:
         case isa::CostClass::DmaGather: start_dma(qi, inst, now); return;
         case isa::CostClass::Collective: arrive(qi, inst, now); return;
@@ -168,7 +183,9 @@ void EngineRun::issue(uint32_t qi, uint64_t now) {
     if (inst.opcode == isa::Opcode::SemSet)
         events.schedule(now + busy, EventKind::SetSemaphore, q.core, inst.u32(isa::fields::SemSet::sem),
                         inst.u32(isa::fields::SemSet::value));
-    finish(qi, now + busy, now + busy + cycles_to_ps(q, c.latency_cycles));
+    const uint64_t visible = now + busy + cycles_to_ps(q, c.latency_cycles);
+    note_issue(q, inst, now + busy, visible);
+    finish(qi, now + busy, visible);
 }
 
 void EngineRun::finish(uint32_t qi, uint64_t free, uint64_t visible) {
@@ -243,6 +260,7 @@ void EngineRun::start_iteration(uint64_t now) {
         q.state = State::Ready;
         q.in_wait_list = false;
         q.bursting = false;
+        q.last_issued = nullptr;
         events.schedule(now, EventKind::Wake, qi);
     }
 }

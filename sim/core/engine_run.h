@@ -85,6 +85,12 @@ struct EngineRun {
         std::string name;
         bool bursting = false;     // its next step moves the next burst of `transfer`
         Transfer transfer;
+        // Hazards of compute queues (engine_run_hazards.cpp): the engine's previous non-control
+        // instruction and when its results are visible; whether the engine takes turns with others
+        // on the core's SBUF / PSUM port.
+        const isa::Instruction* last_issued = nullptr;
+        uint64_t last_visible = 0;
+        bool shares_sbuf_port = false, shares_psum_port = false;
     };
 
     // One copy of the program's device region as a core reaches it.
@@ -106,6 +112,9 @@ struct EngineRun {
         // Time at least one of its DMA queues was busy (the union of their busy times), and how many are.
         uint32_t dma_busy_queues = 0;
         uint64_t dma_busy_since = 0, dma_active_ps = 0;
+        // Until when an engine holds the SBUF / PSUM port shared by the engines of
+        // sbuf_shared_port_engines / psum_shared_port_engines.
+        uint64_t sbuf_port_busy_until = 0, psum_port_busy_until = 0;
     };
 
     struct Arrival {
@@ -203,6 +212,18 @@ struct EngineRun {
     // ---- issuing --------------------------------------------------------------------------------
 
     void issue(uint32_t qi, uint64_t now);
+
+    // ---- hazards of compute instructions (engine_run_hazards.cpp) ----------------------------------
+
+    // Whether queue q's engine is one of the core's engines that share its SBUF / PSUM port.
+    void find_shared_ports(Queue& q) const;
+    // The earliest compute instruction `inst` of queue q may start, from `now`: once the results of
+    // its engine's previous instruction that it reads are visible, and once the shared SBUF/PSUM
+    // ports it needs are free.
+    uint64_t hazard_free_at(const Queue& q, const isa::Instruction& inst, uint64_t now) const;
+    // `inst` issued: it holds its engine's shared ports until `free`, its results are
+    // visible at `visible`.
+    void note_issue(Queue& q, const isa::Instruction& inst, uint64_t free, uint64_t visible);
 
     // The queue's current instruction occupied it until `free`; its results are visible at `visible`.
     void finish(uint32_t qi, uint64_t free, uint64_t visible);

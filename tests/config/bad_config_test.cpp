@@ -154,6 +154,21 @@ TEST_F(ConfigBadFile, UnknownDataType) {
                                      "(expected one of: fp8, bf16, fp16, tf32, fp32, int8)");
 }
 
+TEST_F(ConfigBadFile, SharedPortEngineTheCoreDoesNotHave) {
+    expect_error("  dma_transfer_overhead_s: 1us\n", "  dma_transfer_overhead_s: 1us\n  psum_shared_port_engines: [vector, scalar]\n",
+                 "psum_shared_port_engines", "key 'neuron_core.psum_shared_port_engines[1]': the core has no 'scalar' engine");
+}
+
+TEST_F(ConfigBadFile, SharedPortEngineListedTwice) {
+    expect_error("  dma_transfer_overhead_s: 1us\n", "  dma_transfer_overhead_s: 1us\n  sbuf_shared_port_engines: [vector, vector]\n",
+                 "sbuf_shared_port_engines", "key 'neuron_core.sbuf_shared_port_engines[1]': 'vector' is listed twice");
+}
+
+TEST_F(ConfigBadFile, SharedPortEnginesNotAList) {
+    expect_error("  dma_transfer_overhead_s: 1us\n", "  dma_transfer_overhead_s: 1us\n  sbuf_shared_port_engines: vector\n",
+                 "sbuf_shared_port_engines", "key 'neuron_core.sbuf_shared_port_engines': must be a list of engine names");
+}
+
 // --- Impossible values ----------------------------------------------------------------------
 
 TEST_F(ConfigBadFile, ZeroCores) {

@@ -48,8 +48,11 @@ TEST(EngineQueues, AnEngineIssuesInOrderAndAWaitEndsWhenTheSignalIsVisible) {
     EXPECT_NEAR(us(slices[0], "ts"), 0.0, 1e-6);
     EXPECT_NEAR(us(slices[0], "dur") * 1e6, dve_ps, 2);
     EXPECT_NEAR(us(slices[1], "ts") * 1e6, dve_ps, 2);
-    // act starts when the second copy's result is visible: its end plus the SBUF access latency
-    const double visible = 2 * dve_ps + test::cycles_ps(v2(), "vector", v2().sram_access_latency_cycles);
+    // act starts when the second copy's result is visible: its end plus the vector engine's result latency
+    double latency_cycles = 0;
+    for (const auto& e : v2().engines)
+        if (e.name == "vector") latency_cycles = e.result_latency_cycles ? e.result_latency_cycles : v2().sram_access_latency_cycles;
+    const double visible = 2 * dve_ps + test::cycles_ps(v2(), "vector", latency_cycles);
     EXPECT_NEAR(us(slices[2], "ts") * 1e6, visible, 3);
     const double act_ps = test::cycles_ps(v2(), "scalar", 1024);
     EXPECT_NEAR(stats.time_s * 1e12, visible + act_ps, 4);

@@ -1,0 +1,44 @@
+// The builder's synchronisation of DMA transfers: a load that overwrites a buffer after it was read
+// waits for its readers only (they waited for the earlier load), with one semaphore wait on the DMA
+// queues themselves, so it can run ahead of every compute engine (a weight ring prefetches).
+#include <gtest/gtest.h>
+
+#include "builder/program_builder.h"
+#include "device_run.h"
+
+namespace nsim::kernels::testing {
+namespace {
+
+using builder::CoreBuilder;
+
+TEST(CoreBuilderSync, AReloadAfterReadsWaitsForItsReaderAloneWithoutAJoin) {
+    const config::NeuronCoreSpec spec = core_spec("trn1.2xlarge");
+    builder::ProgramBuilder program(spec, 1);
+    const uint32_t tensor = program.add_tensor("w", isa::TensorRole::Weight, isa::DType::Fp32, {128, 64});
+    CoreBuilder& core = program.core(0);
+    builder::DmaChannel& channel = core.dma_channel("weights", 0);
+    const builder::Buffer slot = core.sbuf(64 * 4, "slot"), copy = core.sbuf(64 * 4, "copy");
+    const auto src = builder::dram(builder::dram_rows(tensor, isa::DType::Fp32, 64, 0, 128, 0, 64));
+    const auto dst = builder::tile(slot, isa::DType::Fp32, 0, 128, 0, 64);
+    core.dma(channel, CoreBuilder::split_rows(dst, src, 4));
+    core.tensor_copy(isa::Engine::Dve, builder::tile(copy, isa::DType::Fp32, 0, 128, 0, 64), dst);
+    core.dma(channel, CoreBuilder::split_rows(dst, src, 4));
+    core.finish();
+    const isa::Container c = program.finish();
+
+    size_t dve_instructions = 0, reloads = 0;
+    for (const isa::InstructionStream& s : c.streams) {
+        if (s.engine == isa::Engine::Dve) dve_instructions += s.instructions.size();
+        if (s.engine != isa::Engine::Dma || s.instructions.size() != 2) continue;
+        ++reloads;
+        const isa::Instruction& reload = s.instructions[1];
+        ASSERT_NE(reload.sync.wait_semaphore, isa::kNoSemaphore);
+        // The copy's progress semaphore: the reader, not the earlier load's own semaphore.
+        EXPECT_NE(reload.sync.wait_semaphore, s.instructions[0].sync.signal_semaphore);
+    }
+    EXPECT_EQ(reloads, 4u);          // one per DMA queue of the channel
+    EXPECT_EQ(dve_instructions, 1u);  // the copy; no join marker
+}
+
+}  // namespace
+}  // namespace nsim::kernels::testing
