@@ -6,6 +6,7 @@
 
 #include "common/tool_main.h"
 #include "isa/container_io.h"
+#include "neuron-sim/run_command.h"
 #include "race_check/race_checker.h"
 
 namespace nsim::tools {
@@ -23,12 +24,7 @@ size_t print_check_findings(const isa::Container& program, const std::string& na
 }
 
 int check_program(const std::string& path) {
-    isa::Container program;
-    try {
-        program = isa::read_container(isa::read_file(path));
-    } catch (const isa::ContainerError& e) {
-        throw UserError(path + ": " + e.what());
-    }
+    const isa::Container program = read_program(isa::read_file(path), path);  // read_file's errors name the file
     size_t instructions = 0;
     for (const isa::InstructionStream& s : program.streams) instructions += s.instructions.size();
     const size_t found = print_check_findings(program, path, std::cout);
