@@ -22,7 +22,7 @@ ci_suites=(
   Probe Mailbox Reset FirmwareReset Memory Dma Module HostState                                                # driver
   Runtime RuntimeFaults MultiProcess MultiProcessFaults ExecutionPath Cli CliFaults CliRunFaults               # runtime, CLI
   DamagedRecord DamagedMachine FaultSwitch HostHome                                                            # host state
-  HostileInputs HostileValues NeuronBuildErrors NeuronMonitorConfig NpyFile                                    # tools
+  HostileInputs HostileValues NeuronBuildErrors NeuronMonitorConfig NeuronMonitorPrometheus NpyFile            # tools
   Safetensors SafetensorsErrors BertConfig BertConfigErrors HfCheckpoint HfCheckpointErrors WordPieceVocab     # checkpoints
   SentencePairs SentencePairErrors EmbeddingTablesFile
 )
