@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bert/bert_config.h"
+#include "bert/json_input.h"
 #include "common/input_error.h"
 #include "common/input_file.h"
 
@@ -115,12 +116,8 @@ BertConfig parse_bert_config(const json& object, const std::string& source) {
 
 BertConfig read_bert_config(const std::filesystem::path& path) {
     const std::string source = path.string();
-    json object;
-    try {
-        object = json::parse(read_input_text(path, kMaxConfigJsonBytes, "model config"));
-    } catch (const json::exception& e) {  // parse_error, and out_of_range for a number past double (30e523)
-        throw InputError(fmt::format("{}: not valid JSON ({})", source, e.what()));
-    }
+    const json object =
+        parse_json_or_input_error(read_input_text(path, kMaxConfigJsonBytes, "model config"), source, "not valid JSON");
     return parse_bert_config(object, source);
 }
 

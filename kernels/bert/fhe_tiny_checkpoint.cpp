@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "bert/json_input.h"
 #include "bert/little_endian.h"
 #include "common/input_error.h"
 #include "common/input_file.h"
@@ -41,12 +42,8 @@ struct IndexEntry {
 };
 
 std::map<std::string, IndexEntry> read_index(const std::filesystem::path& path) {
-    json index;
-    try {
-        index = json::parse(read_input_text(path, kMaxIndexBytes, "weights index"));
-    } catch (const json::exception& e) {  // parse_error, and out_of_range for a number past double
-        throw InputError(fmt::format("{}: not valid JSON ({})", path.string(), e.what()));
-    }
+    const json index =
+        parse_json_or_input_error(read_input_text(path, kMaxIndexBytes, "weights index"), path.string(), "not valid JSON");
     if (!index.is_object() || !index.contains("tensors") || !index["tensors"].is_array())
         throw InputError(fmt::format("{}: no \"tensors\" array", path.string()));
     std::map<std::string, IndexEntry> entries;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bert/half_float.h"
+#include "bert/json_input.h"
 #include "bert/little_endian.h"
 #include "common/input_error.h"
 
@@ -128,12 +129,7 @@ SafetensorsReader::SafetensorsReader(const std::filesystem::path& path) : path_(
         parser.fail("cannot read the header");
     data_start_ = 8 + header_size;
 
-    json object;
-    try {
-        object = json::parse(header);
-    } catch (const json::exception& e) {  // parse_error, and out_of_range for a number past double
-        parser.fail(fmt::format("header is not JSON ({})", e.what()));
-    }
+    const json object = parse_json_or_input_error(header, source, "not a valid safetensors file: header is not JSON");
     if (!object.is_object()) parser.fail("header is not a JSON object");
 
     HeaderParser checked(source, file_size - data_start_);

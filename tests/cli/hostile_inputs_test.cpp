@@ -42,6 +42,11 @@ protected:
                                                          kInstance, (*dir_ / "model.bin").string()));
         ASSERT_EQ(built.exit_code, 0) << built.err;
         std::ofstream(*dir_ / "pairs.tsv") << "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\tA cat.\tA dog.\n";
+        // A program with one input tensor, for --input NAME=FILE.npy.
+        std::ofstream(*dir_ / "one-input.s") << ".target v2\n.cores 1\n.tensor x input fp32 [128, 64] device 0x0\n.core 0\nact nop\n";
+        const auto assembled = test::run_command(fmt::format("{} {} -o {}", test::tool_path("neuron-as"),
+                                                             (*dir_ / "one-input.s").string(), (*dir_ / "one-input.bin").string()));
+        ASSERT_EQ(assembled.exit_code, 0) << assembled.err;
     }
     static void TearDownTestSuite() {
         std::error_code ignored;
@@ -102,6 +107,37 @@ TEST_F(HostileInputs, ConfigFile) {
     expect_one_clean_line(tool("neuron-sim") + " --config {} --instance " + kInstance + " info");
 }
 
+TEST_F(HostileInputs, Check) { expect_one_clean_line(sim("check {}")); }
+
+TEST_F(HostileInputs, InputTensorFile) {
+    expect_one_clean_line(sim("run " + (*dir_ / "one-input.bin").string() + " --functional --input x={}"));
+}
+
+// Every tool that takes --config (chips and instances of your own) refuses a hostile one in one line.
+TEST_F(HostileInputs, ConfigFileOfEveryOtherTool) {
+    expect_one_clean_line(tool("neuron-ls") + " --config {} --instance " + kInstance);
+    expect_one_clean_line(tool("neuron-top") + " --once --config {} --instance " + kInstance);
+    expect_one_clean_line(tool("neuron-monitor") + " --reports 1 --config {} --instance " + kInstance);
+    expect_one_clean_line(tool("neuron-build") + " bert --model bert-base --seq 16 --batch 1 --cores 1 -i " + kInstance +
+                          " --config {} -o " + (*dir_ / "out.bin").string());
+}
+
+TEST_F(HostileInputs, MonitorConfigFile) {
+    expect_one_clean_line(tool("neuron-monitor") + " --config-file {} --reports 1 --instance " + kInstance);
+}
+
+// --weights expects a directory: a device or a huge file there is "not a directory", not "no such".
+TEST_F(HostileInputs, WeightsThatAreNotADirectory) {
+    for (const std::string& file : {std::string("/dev/zero"), (*dir_ / "huge.bin").string()}) {
+        const test::CommandResult r = test::run_command(fmt::format(
+            "timeout 300 {} bert --weights {} --seq 16 --batch 1 --cores 1 -i {} -o {}", tool("neuron-build"), file, kInstance,
+            (*dir_ / "out.bin").string()));
+        SCOPED_TRACE(file);
+        EXPECT_NE(r.exit_code, 0);
+        EXPECT_EQ(r.err, "neuron-build: --weights " + file + ": not a directory (a checkpoint directory expected)\n");
+    }
+}
+
 TEST_F(HostileInputs, Pairs) {
     expect_one_clean_line(sim("run " + (*dir_ / "model.bin").string() + " --functional --pairs {}"));
 }
@@ -138,7 +174,8 @@ TEST_F(HostileInputs, StateDirectoryOfTheViewers) {
     for (const char* file : {"/dev/zero", "huge.bin"}) {
         const std::string home = file[0] == '/' ? file : (*dir_ / file).string();
         for (const std::string& viewer : {tool("neuron-ls") + " --instance " + kInstance,
-                                          tool("neuron-top") + " --once --instance " + kInstance, sim("rmmod neuron")}) {
+                                          tool("neuron-top") + " --once --instance " + kInstance,
+                                          tool("neuron-monitor") + " --reports 1 --instance " + kInstance, sim("rmmod neuron")}) {
             const test::CommandResult r = test::run_command("timeout 300 " + viewer, "NEURON_SIM_HOME=" + home);
             SCOPED_TRACE(viewer + " with NEURON_SIM_HOME=" + home);
             EXPECT_NE(r.exit_code, 0);

@@ -200,6 +200,15 @@ TEST(NeuronMonitorConfig, ABadConfigFileIsOneLine) {
     EXPECT_NE(period.err.find("period 'soon' is not a duration"), std::string::npos) << period.err;
 }
 
+// The exporter reads lines from stdin: an endless line (/dev/zero) is one clear line and an exit, not
+// a string that grows until the allocation fails.
+TEST(NeuronMonitorPrometheus, AnEndlessLineOnStdinIsOneLineNotAnAllocationFailure) {
+    const auto r = test::run_command("timeout 300 " + test::tool_path("neuron-monitor-prometheus") + " --port " +
+                                     std::to_string(free_port()) + " < /dev/zero");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, "neuron-monitor-prometheus: stdin: a line longer than 16 MiB is not a neuron-monitor report\n");
+}
+
 // trn2 with two physical NeuronCores per logical one: each logical core also reports its physical
 // cores' utilisation under "v3d" (tools.md 3.2), numbered nc_v3.<logical x 2 + i>.
 TEST(NeuronMonitorCounters, LogicalCoresOfTrn2ShowTheirPhysicalCores) {

@@ -10,7 +10,6 @@ namespace nsim::npy {
 namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
-constexpr size_t kMagicBytes = 6;
 constexpr size_t kAlignment = 64;   // numpy pads the header so the data starts 64-byte aligned
 
 // The value text of `key` in the header dict: from after "'key':" up to the next top-level comma or '}'.
@@ -99,8 +98,13 @@ std::string shape_text(const std::vector<uint64_t>& shape) {
     return text + (shape.size() == 1 ? ",)" : ")");
 }
 
+void check_magic(const uint8_t* bytes, size_t size) {
+    if (size < kMagicBytes || std::memcmp(bytes, kMagic, kMagicBytes) != 0) throw NpyError("not a .npy file (no \\x93NUMPY magic)");
+}
+
 Array parse(const uint8_t* bytes, size_t size) {
-    if (size < kMagicBytes + 4 || std::memcmp(bytes, kMagic, kMagicBytes) != 0) throw NpyError("not a .npy file (no \\x93NUMPY magic)");
+    check_magic(bytes, size);
+    if (size < kMagicBytes + 4) throw NpyError("the .npy file ends inside its header");
     const uint8_t major = bytes[6];
     if (major < 1 || major > 3) throw NpyError(".npy format version " + std::to_string(major) + " is not known");
     size_t header_bytes = size_t(bytes[8]) | size_t(bytes[9]) << 8;

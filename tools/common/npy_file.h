@@ -33,6 +33,11 @@ std::string type_name(const std::string& descr);
 // "(256, 2048)", as numpy prints a shape.
 std::string shape_text(const std::vector<uint64_t>& shape);
 
+// Every .npy file starts with kMagicBytes bytes of magic; check_magic throws NpyError when `bytes`
+// do not, so a reader can refuse anything else before reading it whole.
+constexpr size_t kMagicBytes = 6;
+void check_magic(const uint8_t* bytes, size_t size);
+
 Array parse(const uint8_t* bytes, size_t size);
 std::vector<uint8_t> encode(const Array& array);
 

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "core/semantics/dtype_conversion.h"
+#include "isa/bounded_file.h"
 
 namespace nsim::tensor_files {
 namespace {
@@ -42,6 +43,28 @@ std::pair<std::string, std::filesystem::path> parse_binding(const std::string& t
     if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
         throw TensorFileError("--input '" + text + "' is not NAME=FILE.npy");
     return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+// The .npy file given for `tensor`, read only as far as such a file can go: the tensor's elements at
+// 4 bytes each (float32/int32, the widest array a tensor accepts), a header numpy itself keeps under
+// 10,000 bytes (np.load's max_header_size) and the 12-byte prefix of a version-2 file. So /dev/zero,
+// a directory or a huge file is one line, not an allocation failure.
+npy::Array read_tensor_file(const isa::TensorInfo& tensor, const std::filesystem::path& path) {
+    constexpr uint64_t kMaxHeaderBytes = 12 + 10000;
+    const uint64_t elements = tensor.size_bytes() / isa::size_in_bytes(tensor.dtype);
+    const uint64_t max_bytes = elements > (UINT64_MAX - kMaxHeaderBytes) / 4 ? UINT64_MAX : kMaxHeaderBytes + 4 * elements;
+    // The magic is checked on the first bytes, so a big tensor's limit is not read from /dev/zero.
+    const isa::HeadCheck magic{npy::kMagicBytes, [](const uint8_t* head, size_t size) {
+        if (size == npy::kMagicBytes) npy::check_magic(head, size);   // a shorter file: parse says so
+    }};
+    try {
+        const std::vector<uint8_t> bytes = isa::read_bounded_file(path, max_bytes, ".npy file for this tensor", magic);
+        return npy::parse(bytes.data(), bytes.size());
+    } catch (const isa::FileError& e) {
+        throw TensorFileError(fmt::format("input '{}': {}", tensor.name, e.what()));
+    } catch (const npy::NpyError& e) {
+        throw TensorFileError(fmt::format("input '{}': {}: {}", tensor.name, path.string(), e.what()));
+    }
 }
 
 std::vector<uint8_t> tensor_bytes(const isa::TensorInfo& tensor, const npy::Array& array, const std::string& source) {
@@ -124,11 +147,10 @@ void bind_inputs(isa::Container& program, const std::map<std::string, std::files
                         [](const std::string& name) { return "give --input " + name + "=FILE.npy"; }};
     set_tensor_values(program, names, [&](const std::string& name) -> std::pair<npy::Array, std::string> {
         const std::filesystem::path& path = files.at(name);
-        try {
-            return {npy::read_file(path), path.string()};
-        } catch (const npy::NpyError& e) {
-            throw TensorFileError(fmt::format("input '{}': {}", name, e.what()));
-        }
+        // set_tensor_values asks only for the program's own tensors.
+        const isa::TensorInfo& tensor =
+            *std::find_if(program.tensors.begin(), program.tensors.end(), [&](const isa::TensorInfo& t) { return t.name == name; });
+        return {read_tensor_file(tensor, path), path.string()};
     }, words);
 }
 

@@ -60,7 +60,8 @@ kernels::BertConfig model_config(const BertBuildOptions& o, std::string* name) {
 }
 
 kernels::BertWeights load_weights(const std::string& dir) {
-    if (!fs::is_directory(dir)) throw UserError("--weights " + dir + ": no such directory");
+    if (!fs::exists(dir)) throw UserError("--weights " + dir + ": no such directory");
+    if (!fs::is_directory(dir)) throw UserError("--weights " + dir + ": not a directory (a checkpoint directory expected)");
     // The bert-tiny-sst2-fhe folder's own format (weights.json + weights.bin), else Hugging Face.
     if (fs::exists(fs::path(dir) / "weights.json") && !fs::exists(fs::path(dir) / "model.safetensors"))
         return kernels::load_fhe_tiny_checkpoint(dir);

@@ -1,16 +1,20 @@
 #include "neuron-monitor/monitor_config.h"
 
 #include <algorithm>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "common/tool_main.h"
+#include "isa/bounded_file.h"
 
 namespace nsim::tools {
 namespace {
+
+// The real tool's configurations are a few hundred bytes; 1 MiB leaves room for any hand-written one
+// and refuses /dev/zero or a huge file before reading it.
+constexpr uint64_t kMaxConfigFileBytes = uint64_t(1) << 20;
 
 MetricGroup read_group(const nlohmann::json& entry, const std::vector<std::string>& known, double period_s) {
     if (!entry.is_object() || !entry.contains("type") || !entry["type"].is_string())
@@ -60,10 +64,14 @@ MonitorConfig default_monitor_config() {
 }
 
 MonitorConfig read_monitor_config(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw UserError(fmt::format("cannot open the config file {}", path));
+    std::string text;
     try {
-        const nlohmann::json j = nlohmann::json::parse(in);
+        text = isa::read_bounded_text(path, kMaxConfigFileBytes, "monitor config file");
+    } catch (const isa::FileError& e) {
+        throw UserError(e.what());
+    }
+    try {
+        const nlohmann::json j = nlohmann::json::parse(text);
         if (!j.is_object()) throw UserError("the file is not a JSON object");
         MonitorConfig config;
         if (j.contains("period")) config.period_s = parse_period(j["period"].get<std::string>());
@@ -82,7 +90,9 @@ MonitorConfig read_monitor_config(const std::string& path) {
         for (const auto& metric : j.value("system_metrics", nlohmann::json::array()))
             config.system.push_back(read_group(metric, system_metric_types(), config.period_s));
         return config;
-    } catch (const nlohmann::json::exception& e) {
+    } catch (const nlohmann::json::parse_error& e) {
+        throw UserError(fmt::format("{}: not valid JSON ({})", path, e.what()));
+    } catch (const nlohmann::json::exception& e) {   // a value of the wrong type, a number past double
         throw UserError(fmt::format("{}: {}", path, e.what()));
     } catch (const UserError& e) {
         throw UserError(fmt::format("{}: {}", path, e.what()));

@@ -11,6 +11,26 @@
 #include "common/tool_main.h"
 #include "neuron-monitor/prometheus_exposition.h"
 
+namespace {
+
+// A report of the largest instance is a few hundred KB of JSON on one line; a line past this is not
+// neuron-monitor's output (/dev/zero, a binary file) and is refused before it fills the memory.
+constexpr size_t kMaxReportLineBytes = size_t(16) << 20;
+
+// The next line of `in` (without its newline) into `line`; false at the end of the input.
+bool read_report_line(std::istream& in, std::string& line) {
+    line.clear();
+    for (char c; in.get(c);) {
+        if (c == '\n') return true;
+        if (line.size() == kMaxReportLineBytes)
+            throw nsim::tools::UserError("stdin: a line longer than 16 MiB is not a neuron-monitor report");
+        line.push_back(c);
+    }
+    return !line.empty();
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     CLI::App app{"Serve neuron-monitor's reports (read on stdin) as Prometheus metrics", "neuron-monitor-prometheus"};
     int port = 8000;
@@ -26,17 +46,23 @@ int main(int argc, char** argv) {
             throw nsim::tools::UserError("cannot listen on 127.0.0.1:" + std::to_string(port) + " (port in use?)");
         std::thread serving([&] { server.listen_after_bind(); });
         std::string line;
-        while (std::getline(std::cin, line)) {
-            if (line.empty()) continue;
-            try {
-                exposition.update(nlohmann::json::parse(line));
-            } catch (const nlohmann::json::exception& e) {
-                std::cerr << "neuron-monitor-prometheus: skipped a line that is not a report: " << e.what() << "\n";
+        std::string refusal;   // the server thread is joined before any error leaves
+        try {
+            while (read_report_line(std::cin, line)) {
+                if (line.empty()) continue;
+                try {
+                    exposition.update(nlohmann::json::parse(line));
+                } catch (const nlohmann::json::exception& e) {
+                    std::cerr << "neuron-monitor-prometheus: skipped a line that is not a report: " << e.what() << "\n";
+                }
             }
+        } catch (const nsim::tools::UserError& e) {
+            refusal = e.what();
         }
-        // neuron-monitor has stopped: nothing new will come.
+        // neuron-monitor has stopped (or sent what is not a report): nothing new will come.
         server.stop();
         serving.join();
+        if (!refusal.empty()) throw nsim::tools::UserError(refusal);
         return 0;
     });
 }

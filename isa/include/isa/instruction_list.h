@@ -1,16 +1,16 @@
 // The instructions of one stream, shared between every owner that holds the same ones.
-//
-// Why: a data-parallel program runs the same compute streams on every core, the tool and the
-// runtime each read the same file, and an execution fetches the streams the load wrote into device
-// memory. With a plain std::vector<Instruction> each of those held its own copy (BERT-large on 32
-// cores: 6.6 GiB). An InstructionList is a handle on one immutable body; copying it shares the body,
-// writing through it first makes the body its own (copy on write). The body also remembers the
-// encoded bytes it was decoded from (or encodes them once on request), so the runtime's load writes
-// those to device memory without encoding again, and an execution that fetches the same bytes back
-// reuses the decoded instructions instead of decoding again (sim/core/instruction_fetch.h).
-//
-// Reads have std::vector's interface, so code written for a vector reads a list unchanged. Not
-// thread-safe for concurrent writers (the simulator is single-threaded; processes are forked).
+// Why: a data-parallel program runs the same compute streams on every core, the tool and the runtime each read
+// the same file, and an execution fetches the streams the load wrote into device memory. With a plain
+// std::vector<Instruction> each held its own copy (BERT-large on 32 cores: 6.6 GiB). An InstructionList is a
+// handle on one immutable body: copying it shares the body, writing through it first makes the body its own (copy
+// on write). The body keeps the encoded bytes it was decoded from (or encodes them once), so the runtime's load
+// writes those to device memory without encoding again, and an execution that fetches the same bytes back reuses
+// the decoded instructions (sim/core/instruction_fetch.h). Reads have std::vector's interface; not thread-safe for
+// concurrent writers (the simulator is single-threaded; processes are forked).
+// Pitfall: a reference or iterator a writer returns names the body the list held then; do not keep it across a
+// copy. After `Instruction& in = program.streams[0].instructions[0]; isa::Container copy = program;` a write through
+// `in` changes `copy` too, and the next write through `program` gives `program` a body of its own, so `in` then
+// names `copy`'s instruction. Take the reference again after any copy (the validator's tests do).
 #pragma once
 
 #include <cstdint>
@@ -50,7 +50,7 @@ public:
     const_iterator cend() const { return end(); }
     const std::vector<Instruction>& vector() const;
 
-    // Writers: the body becomes this list's own first, and forgets its encoded bytes.
+    // Writers: the body becomes this list's own first, and forgets its encoded bytes (see the pitfall above).
     Instruction& operator[](size_t i) { return own()[i]; }
     Instruction& at(size_t i) { return own().at(i); }
     Instruction& front() { return own().front(); }
