@@ -45,15 +45,13 @@ std::pair<std::string, std::filesystem::path> parse_binding(const std::string& t
     return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
-// The .npy file given for `tensor`, read only as far as such a file can go: the tensor's elements at
-// 4 bytes each (float32/int32, the widest array a tensor accepts), a header numpy itself keeps under
-// 10,000 bytes (np.load's max_header_size) and the 12-byte prefix of a version-2 file. So /dev/zero,
-// a directory or a huge file is one line, not an allocation failure.
+// The .npy file given for `tensor`, read only as far as any tensor's file can go: 16 GiB (what a
+// whole program may be, isa's container limit) after a header numpy itself keeps under 10,000 bytes
+// (np.load's max_header_size) and the 12-byte prefix of a version-2 file. Not the tensor's own size:
+// a wrongly shaped or typed array is read, so that its message says what is wrong with it.
 npy::Array read_tensor_file(const isa::TensorInfo& tensor, const std::filesystem::path& path) {
-    constexpr uint64_t kMaxHeaderBytes = 12 + 10000;
-    const uint64_t elements = tensor.size_bytes() / isa::size_in_bytes(tensor.dtype);
-    const uint64_t max_bytes = elements > (UINT64_MAX - kMaxHeaderBytes) / 4 ? UINT64_MAX : kMaxHeaderBytes + 4 * elements;
-    // The magic is checked on the first bytes, so a big tensor's limit is not read from /dev/zero.
+    constexpr uint64_t max_bytes = 12 + 10000 + (uint64_t(16) << 30);
+    // The magic is checked on the first bytes, so /dev/zero or a huge file is not read up to the limit.
     const isa::HeadCheck magic{npy::kMagicBytes, [](const uint8_t* head, size_t size) {
         if (size == npy::kMagicBytes) npy::check_magic(head, size);   // a shorter file: parse says so
     }};
