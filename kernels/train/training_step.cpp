@@ -88,6 +88,12 @@ TrainingStepOutputs training_step(KernelContext& ctx, builder::ProgramBuilder& p
     if (c.hidden_act != HiddenActivation::GeluErf)
         throw std::invalid_argument("training step: only the erf GELU has a backward here");
     if (labels.size() != tokens.batch) throw std::invalid_argument("training step: one label per sequence");
+    auto within = [](const std::vector<int32_t>& v, int64_t end) {
+        return std::all_of(v.begin(), v.end(), [&](int32_t x) { return x >= 0 && x < end; });
+    };
+    if (!within(labels, c.num_labels) || !within(tokens.input_ids, c.vocab_size) ||
+        !within(tokens.token_type_ids, c.type_vocab_size) || int64_t(tokens.seq_len) > c.max_position_embeddings)
+        throw std::invalid_argument("training step: a label, token id, token type or position outside its table");
     Step s(ctx, program, channel, tokens);
     const uint32_t batch = uint32_t(tokens.batch), seq = uint32_t(tokens.seq_len), count = s.count_;
     const uint32_t hidden = uint32_t(c.hidden_size), num_labels = uint32_t(c.num_labels);
@@ -143,7 +149,8 @@ TrainingStepOutputs training_step(KernelContext& ctx, builder::ProgramBuilder& p
                                             w.attention_output.backward, w.intermediate.backward, w.output.backward,
                                             w.attention_norm.gamma_row_fp32, w.output_norm.gamma_row_fp32,
                                             in.layer_norm_eps, attention.mask};
-        layer_grads[l] = encoder_layer_backward(ctx, in.shape, f.layers[l].saved(), params, l + 1 == model.layers.size() ? dy : layer_grads[l + 1].input);
+        const TileSet& d_output = l + 1 == model.layers.size() ? dy : layer_grads[l + 1].input;
+        layer_grads[l] = encoder_layer_backward(ctx, in.shape, f.layers[l].saved(), params, d_output);
     }
     const TileSet& d_embedded = layer_grads.empty() ? dy : layer_grads.front().input;
     TileSet d_sum = s.tiles(count, hidden, mm, "d embedding sum");

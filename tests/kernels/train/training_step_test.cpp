@@ -90,6 +90,7 @@ TEST_P(TrainingStep, GradientsAndAdamWUpdateMatchTheReference) {
 
     const train::TrainingStepOutputs step =
         train::training_step(h.ctx(), h.program(), h.io(), weights, m, v, batch, labels, hyper);
+    std::cout << device::name_of(precision) << " step program: " << h.core().sbuf_used() << " bytes of SBUF per partition\n";
     const auto run = h.run();
 
     reference::BertGradients want = reference::bert_classification_gradients(weights, batch, labels);
@@ -144,14 +145,15 @@ TEST_P(TrainingStep, GradientsAndAdamWUpdateMatchTheReference) {
             EXPECT_LT(e, tolerance) << "AdamW update of " << name;
         }
         worst_update = std::max(worst_update, e);
-        EXPECT_LT(testing::relative_error(run->read(train::m_output(name)), ms[i].tensor->values), tolerance) << "AdamW m of " << name;
+        EXPECT_LT(testing::relative_error(run->read(train::m_output(name)), ms[i].tensor->values), tolerance)
+            << "AdamW m of " << name;
     }
     std::cout << device::name_of(precision) << " " << grads.size() << " parameters: worst gradient error "
               << worst_gradient << ", worst update error " << worst_update << "\n";
 }
 
-// A program whose matmul and activation dtypes differ, and a label count that is not the batch's,
-// are refused before anything is built.
+// A program whose matmul and activation dtypes differ, a label count that is not the batch's, a label
+// or a token id outside its range are refused before anything is built.
 TEST(TrainingStepArguments, MixedPrecisionAndMislabelledBatchesAreRefused) {
     const BertConfig config = small_config();
     const BertWeights weights = random_bert_weights(config, 17, true);
@@ -161,6 +163,12 @@ TEST(TrainingStepArguments, MixedPrecisionAndMislabelledBatchesAreRefused) {
                  std::invalid_argument);
     KernelHarness h("trn1.2xlarge", Precision::Fp32);
     EXPECT_THROW(train::training_step(h.ctx(), h.program(), h.io(), weights, m, v, tokens(), {1}, {}),
+                 std::invalid_argument);
+    EXPECT_THROW(train::training_step(h.ctx(), h.program(), h.io(), weights, m, v, tokens(), {1, 3}, {}),
+                 std::invalid_argument);
+    TokenBatch outside = tokens();
+    outside.input_ids[4] = 300;
+    EXPECT_THROW(train::training_step(h.ctx(), h.program(), h.io(), weights, m, v, outside, {1, 0}, {}),
                  std::invalid_argument);
 }
 
