@@ -18,6 +18,11 @@ std::vector<float> adamw_step_scalars(double lr, double weight_decay, double bet
 
 void adamw(KernelContext& ctx, TileSet& p, const TileSet& g, TileSet& m, TileSet& v, const builder::Buffer& scalars,
            const AdamWConstants& c) {
+    adamw(ctx, p, g, m, v, scalars, c, ctx.core.sbuf(uint64_t(p.columns) * 2 * 4, "adamw scratch"));
+}
+
+void adamw(KernelContext& ctx, TileSet& p, const TileSet& g, TileSet& m, TileSet& v, const builder::Buffer& scalars,
+           const AdamWConstants& c, const builder::Buffer& scratch) {
     for (const TileSet* t : {&g, static_cast<const TileSet*>(&m), static_cast<const TileSet*>(&v)})
         if (t->rows != p.rows || t->columns != p.columns || t->tile_rows != p.tile_rows)
             throw std::logic_error("adamw: p, g, m, v differ in shape");
@@ -25,7 +30,6 @@ void adamw(KernelContext& ctx, TileSet& p, const TileSet& g, TileSet& m, TileSet
     CoreBuilder& core = ctx.core;
     const isa::Engine dve = isa::Engine::Dve;
     const uint32_t columns = p.columns;
-    const builder::Buffer scratch = core.sbuf(uint64_t(columns) * 2 * 4, "adamw scratch");
     for (uint32_t k = 0; k < p.tiles.size(); ++k) {
         const uint32_t rows = p.rows_of(k);
         const View a = builder::tile(scratch, isa::DType::Fp32, 0, rows, 0, columns);

@@ -25,5 +25,9 @@ std::vector<float> adamw_step_scalars(double lr, double weight_decay, double bet
 // kAdamWScalars], the step scalars broadcast over partitions (load_broadcast_row).
 void adamw(KernelContext& ctx, TileSet& p, const TileSet& g, TileSet& m, TileSet& v, const builder::Buffer& scalars,
            const AdamWConstants& constants);
+// The same with the caller's scratch (fp32 [partitions, >= 2 p.columns]), so a step over many
+// parameters reuses one (on-chip memory is never freed).
+void adamw(KernelContext& ctx, TileSet& p, const TileSet& g, TileSet& m, TileSet& v, const builder::Buffer& scalars,
+           const AdamWConstants& constants, const builder::Buffer& scratch);
 
 }  // namespace nsim::kernels::train

@@ -1,0 +1,155 @@
+#include "train/training_forward.h"
+
+namespace nsim::kernels::train {
+namespace {
+
+using builder::View;
+using device::ColumnParams;
+
+class Forward {
+public:
+    Forward(KernelContext& ctx, builder::DmaChannel& channel, const TrainedBert& model, const ForwardInputs& in,
+            device::AttentionScratch& attention)
+        : ctx_(ctx), channel_(channel), model_(model), in_(in), attention_(attention),
+          tokens_(in.shape.batch * in.shape.seq), hidden_(in.shape.heads * in.shape.head_size),
+          norm_scratch_(device::allocate_layer_norm_scratch(ctx.core, hidden_, ctx.dtypes)),
+          zero_value_bias_(zero_columns(ctx, (hidden_ + tile_rows() - 1) / tile_rows())) {}
+
+    ForwardTiles run() {
+        ForwardTiles f;
+        f.embedding_sum = tiles(tokens_, hidden_, ctx_.dtypes.activation, "embedding sum");
+        const builder::Buffer region =
+            ctx_.core.sbuf_region(device::embedding_scratch_bytes(hidden_, ctx_.dtypes), "embedding scratch");
+        device::EmbeddingScratch scratch = device::alias_embedding_scratch(ctx_.core, region, 0, hidden_, ctx_.dtypes);
+        device::device_embedding(ctx_, model_.tables, in_.input_ids, in_.token_types, 0, in_.shape.batch,
+                                 in_.shape.seq, channel_, scratch, f.embedding_sum);
+        TileSet x, x_t;
+        normalized(f.embedding_sum, model_.embedding_norm, "embedding output", x, x_t);
+        for (const TrainedLayer& layer : model_.layers) {
+            f.layers.push_back(encoder_layer(layer, std::move(x), std::move(x_t)));
+            normalized(f.layers.back().output_sum, layer.output_norm, "layer output", x, x_t);
+        }
+        f.output = std::move(x);
+        f.output_t = std::move(x_t);
+        head(f);
+        return f;
+    }
+
+private:
+    uint32_t tile_rows() const { return device::partition_tile_rows(ctx_.core.spec()); }
+    TileSet tiles(uint32_t rows, uint32_t columns, isa::DType dtype, const std::string& what) {
+        return device::allocate_tiles(ctx_.core, rows, columns, dtype, what);
+    }
+    TileSet transposed(const TileSet& in, isa::DType dtype, const std::string& what) {
+        TileSet out = tiles(in.columns, in.rows, dtype, what);
+        transpose_tiles(ctx_, in, out);
+        return out;
+    }
+    void copy(const TileSet& from, TileSet& to) {
+        for (uint32_t k = 0; k < from.tiles.size(); ++k)
+            ctx_.core.tensor_copy(isa::Engine::Dve, to.view(k, 0, to.columns), from.view(k, 0, from.columns));
+    }
+    // a += the bias row (token-major outputs of token_major_linear).
+    void add_bias_row(TileSet& a, const builder::Buffer& row) {
+        for (uint32_t k = 0; k < a.tiles.size(); ++k)
+            ctx_.core.tensor_tensor(isa::Engine::Dve, a.view(k, 0, a.columns), a.view(k, 0, a.columns),
+                                    builder::tile(row, isa::DType::Fp32, 0, a.rows_of(k), 0, a.columns), isa::AluOp::Add);
+    }
+    // y = x W^T + b into the pre-norm sum `sum` (which holds the residual).
+    void residual_linear(const TileSet& in_t, const TrainedLinear& w, TileSet& sum) {
+        device::token_major_linear(ctx_, in_t, w.forward, sum, device::TokenEpilogue::AddInto);
+        add_bias_row(sum, *w.bias_row);
+    }
+    // LN(sum) token-major in `x` and feature-major in `x_t`; `sum` is kept.
+    void normalized(const TileSet& sum, const TrainedNorm& norm, const std::string& what, TileSet& x, TileSet& x_t) {
+        x = tiles(tokens_, hidden_, ctx_.dtypes.activation, what);
+        x_t = tiles(hidden_, tokens_, ctx_.dtypes.matmul, what + "^T");
+        copy(sum, x);
+        device::LayerNormParams p;
+        p.gamma_row = norm.gamma_row;
+        p.beta_plus_row = norm.beta_row;
+        p.gamma_column = norm.gamma_column;
+        p.beta_column = norm.beta_column;
+        p.eps = in_.layer_norm_eps;
+        device::layer_norm(ctx_, x, x_t, norm_scratch_, p);
+    }
+    TileSet projection_t(const TileSet& x_t, const TrainedLinear& w, isa::ActivationFunction func, const std::string& what) {
+        TileSet out = tiles(w.forward.columns, tokens_, ctx_.dtypes.matmul, what);
+        device::feature_major_linear(ctx_, x_t, w.forward, w.bias_columns, func, out);
+        return out;
+    }
+
+    LayerActivationTiles encoder_layer(const TrainedLayer& w, TileSet x, TileSet x_t) {
+        const isa::DType mm = ctx_.dtypes.matmul;
+        LayerActivationTiles a;
+        a.x = std::move(x);
+        a.x_t = std::move(x_t);
+        a.q_t = projection_t(a.x_t, w.query, isa::ActivationFunction::Identity, "q^T");
+        a.k_t = projection_t(a.x_t, w.key, isa::ActivationFunction::Identity, "k^T");
+        a.v_t = projection_t(a.x_t, w.value, isa::ActivationFunction::Identity, "v^T");
+        a.q = transposed(a.q_t, mm, "q");
+        a.k = transposed(a.k_t, mm, "k");
+        const TileSet v = transposed(a.v_t, mm, "v");
+        TileSet context_t = tiles(hidden_, tokens_, mm, "context^T");
+        device::self_attention(ctx_, in_.shape, a.q_t, a.k_t, v, zero_value_bias_, context_t, attention_);
+        a.context = transposed(context_t, mm, "context");
+        a.attention_sum = tiles(tokens_, hidden_, ctx_.dtypes.activation, "attention sum");
+        copy(a.x, a.attention_sum);
+        residual_linear(context_t, w.attention_output, a.attention_sum);
+        TileSet attended_t;
+        normalized(a.attention_sum, w.attention_norm, "attended", a.attended, attended_t);
+        const TileSet inter_in_t = projection_t(attended_t, w.intermediate, isa::ActivationFunction::Identity,
+                                                "intermediate in^T");
+        TileSet inter_t = tiles(inter_in_t.rows, tokens_, mm, "intermediate^T");
+        for (uint32_t i = 0; i < inter_t.tiles.size(); ++i)
+            ctx_.core.activation(inter_t.view(i, 0, tokens_), inter_in_t.view(i, 0, tokens_), isa::ActivationFunction::Gelu);
+        a.intermediate_in = transposed(inter_in_t, mm, "intermediate in");
+        a.intermediate = transposed(inter_t, mm, "intermediate");
+        a.output_sum = tiles(tokens_, hidden_, ctx_.dtypes.activation, "output sum");
+        copy(a.attended, a.output_sum);
+        residual_linear(inter_t, w.output, a.output_sum);
+        return a;
+    }
+
+    // pooled = tanh(cls W_p^T + b_p) feature-major over the first token of each sequence, as the
+    // inference program computes it; the logits token-major (cross_entropy's layout).
+    void head(ForwardTiles& f) {
+        const isa::DType mm = ctx_.dtypes.matmul;
+        const uint32_t batch = in_.shape.batch, seq = in_.shape.seq;
+        TileSet pooled_t = tiles(hidden_, batch, mm, "pooled^T");
+        device::feature_major_linear(ctx_, f.output_t, model_.pooler.forward, model_.pooler.bias_columns,
+                                     isa::ActivationFunction::Tanh, pooled_t, device::Range{0, batch}, seq);
+        TileSet cls_t = tiles(hidden_, batch, mm, "cls^T");
+        for (uint32_t i = 0; i < cls_t.tiles.size(); ++i)
+            for (uint32_t b = 0; b < batch; ++b)
+                ctx_.core.tensor_copy(isa::Engine::Dve, cls_t.view(i, b, 1), f.output_t.view(i, b * seq, 1));
+        f.cls = transposed(cls_t, mm, "cls");
+        f.pooled = transposed(pooled_t, mm, "pooled");
+        f.logits = tiles(batch, model_.classifier.forward.columns, isa::DType::Fp32, "logits");
+        device::token_major_linear(ctx_, pooled_t, model_.classifier.forward, f.logits, device::TokenEpilogue::Store);
+        add_bias_row(f.logits, *model_.classifier.bias_row);
+    }
+
+    KernelContext& ctx_;
+    builder::DmaChannel& channel_;
+    const TrainedBert& model_;
+    const ForwardInputs& in_;
+    device::AttentionScratch& attention_;
+    uint32_t tokens_, hidden_;
+    device::LayerNormScratch norm_scratch_;
+    ColumnParams zero_value_bias_;
+};
+
+}  // namespace
+
+EncoderLayerSaved LayerActivationTiles::saved() const {
+    return {&x, &q, &k, &q_t, &k_t, &v_t, &context, &attention_sum, &attended, &intermediate_in, &intermediate,
+            &output_sum};
+}
+
+ForwardTiles training_forward(KernelContext& ctx, builder::DmaChannel& channel, const TrainedBert& model,
+                              const ForwardInputs& in, device::AttentionScratch& attention) {
+    return Forward(ctx, channel, model, in, attention).run();
+}
+
+}  // namespace nsim::kernels::train

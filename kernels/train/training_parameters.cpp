@@ -1,0 +1,146 @@
+#include "train/training_parameters.h"
+
+#include <stdexcept>
+
+namespace nsim::kernels::train {
+namespace {
+
+using builder::View;
+
+Tensor transposed(const Tensor& w) {
+    Tensor t({w.shape[1], w.shape[0]});
+    for (size_t o = 0; o < w.shape[0]; ++o)
+        for (size_t i = 0; i < w.shape[1]; ++i) t.values[i * w.shape[0] + o] = w.values[o * w.shape[1] + i];
+    return t;
+}
+
+// [rows, columns] of a parameter: vectors are one row.
+std::pair<uint32_t, uint32_t> matrix_shape(const Tensor& t) {
+    return t.shape.size() == 1 ? std::pair{1u, uint32_t(t.shape[0])} : std::pair{uint32_t(t.shape[0]), uint32_t(t.shape[1])};
+}
+
+class Loader {
+public:
+    Loader(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel)
+        : ctx_(ctx), program_(program), channel_(channel), act_(ctx.dtypes.activation) {}
+
+    uint32_t add(const std::string& name, const Tensor& t, isa::DType dtype) {
+        const auto [rows, columns] = matrix_shape(t);
+        return program_.add_tensor(name, isa::TensorRole::Weight, dtype, {rows, columns},
+                                   builder::encode_values(t.values, dtype));
+    }
+
+    // A [1, n] tensor broadcast over every partition of a new buffer.
+    builder::Buffer broadcast(const std::string& name, const Tensor& row, isa::DType dtype) {
+        const uint32_t n = uint32_t(row.size()), partitions = ctx_.partitions();
+        const uint32_t tensor = add(name, row, dtype);
+        const builder::Buffer b = ctx_.core.sbuf(uint64_t(n) * isa::size_in_bytes(dtype), name);
+        const View src = builder::dram(builder::dram_rows(tensor, dtype, n, 0, partitions, 0, n, 0));
+        ctx_.core.dma(channel_, builder::CoreBuilder::split_rows(builder::tile(b, dtype, 0, partitions, 0, n), src, 1));
+        return b;
+    }
+
+    // Feature i * tile_rows + p in column i of partition p (device::ColumnParams).
+    device::ColumnParams columns(const std::string& name, const Tensor& v) {
+        const uint32_t rows = device::partition_tile_rows(ctx_.core.spec()), n = uint32_t(v.size());
+        const uint32_t count = (n + rows - 1) / rows;
+        Tensor t({rows, count});
+        for (uint32_t i = 0; i < n; ++i) t.values[(i % rows) * count + i / rows] = v.values[i];
+        const uint32_t tensor = add(name, t, isa::DType::Fp32);
+        const builder::Buffer b = ctx_.core.sbuf(uint64_t(count) * 4, name);
+        const View src = builder::dram(builder::dram_rows(tensor, isa::DType::Fp32, count, 0, rows, 0, count));
+        ctx_.core.dma(channel_, builder::CoreBuilder::split_rows(builder::tile(b, isa::DType::Fp32, 0, rows, 0, count), src, 1));
+        return {b, 0};
+    }
+
+    // The parameter (activation dtype) and its states, remembered for AdamW.
+    uint32_t parameter(const std::string& name, const Tensor& p, const Tensor& m, const Tensor& v) {
+        const auto [rows, columns] = matrix_shape(p);
+        ParameterTensors t{name, rows, columns, add(name, p, act_), add(name + "/adam_m", m, isa::DType::Fp32),
+                           add(name + "/adam_v", v, isa::DType::Fp32)};
+        parameters.push_back(t);
+        return t.parameter;
+    }
+
+    TrainedLinear linear(const std::string& name, const LinearWeights& w, const LinearWeights& m,
+                         const LinearWeights& v, bool bias_row) {
+        const isa::DType mm = ctx_.dtypes.matmul;
+        const uint32_t out = uint32_t(w.weight.shape[0]), in = uint32_t(w.weight.shape[1]);
+        TrainedLinear t;
+        t.backward = {parameter(name + ".weight", w.weight, m.weight, v.weight), out, in, mm};
+        parameter(name + ".bias", w.bias, m.bias, v.bias);
+        t.forward = {add(name + ".weight^T", transposed(w.weight), mm), in, out, mm};
+        t.bias_columns = columns(name + ".bias/columns", w.bias);
+        if (bias_row) t.bias_row = broadcast(name + ".bias/row", w.bias, isa::DType::Fp32);
+        return t;
+    }
+
+    TrainedNorm norm(const std::string& name, const LayerNormWeights& w, const LayerNormWeights& m,
+                     const LayerNormWeights& v) {
+        parameter(name + ".weight", w.gamma, m.gamma, v.gamma);
+        parameter(name + ".bias", w.beta, m.beta, v.beta);
+        return {broadcast(name + ".weight/row", w.gamma, act_), broadcast(name + ".bias/row", w.beta, act_),
+                broadcast(name + ".weight/fp32 row", w.gamma, isa::DType::Fp32), columns(name + ".weight/columns", w.gamma),
+                columns(name + ".bias/columns", w.beta)};
+    }
+
+    device::DramMatrix table(const std::string& name, const Tensor& w, const Tensor& m, const Tensor& v) {
+        return {parameter(name, w, m, v), uint32_t(w.shape[0]), uint32_t(w.shape[1]), act_};
+    }
+
+    std::vector<ParameterTensors> parameters;
+
+private:
+    KernelContext& ctx_;
+    builder::ProgramBuilder& program_;
+    builder::DmaChannel& channel_;
+    isa::DType act_;
+};
+
+}  // namespace
+
+TrainedBert load_trained_bert(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel,
+                              const BertWeights& w, const BertWeights& m, const BertWeights& v) {
+    if (ctx.dtypes.matmul != ctx.dtypes.activation)
+        throw std::invalid_argument("training step: the matmul and activation dtypes must be the same (fp32 or bf16)");
+    if (!w.embeddings || !m.embeddings || !v.embeddings)
+        throw std::invalid_argument("training step: the weights and optimizer states need the embeddings");
+    Loader load(ctx, program, channel);
+    TrainedBert t;
+    const BertEmbeddingWeights &we = *w.embeddings, &me = *m.embeddings, &ve = *v.embeddings;
+    t.tables.word = load.table("bert.embeddings.word_embeddings.weight", we.word, me.word, ve.word);
+    t.tables.position = load.table("bert.embeddings.position_embeddings.weight", we.position, me.position, ve.position);
+    t.tables.token_type =
+        load.table("bert.embeddings.token_type_embeddings.weight", we.token_type, me.token_type, ve.token_type);
+    t.embedding_norm = load.norm("bert.embeddings.LayerNorm", we.layer_norm, me.layer_norm, ve.layer_norm);
+    for (size_t l = 0; l < w.layers.size(); ++l) {
+        const BertLayerWeights &wl = w.layers[l], &ml = m.layers[l], &vl = v.layers[l];
+        const std::string p = "bert.encoder.layer." + std::to_string(l);
+        TrainedLayer layer;
+        layer.query = load.linear(p + ".attention.self.query", wl.query, ml.query, vl.query, false);
+        layer.key = load.linear(p + ".attention.self.key", wl.key, ml.key, vl.key, false);
+        layer.value = load.linear(p + ".attention.self.value", wl.value, ml.value, vl.value, false);
+        layer.attention_output = load.linear(p + ".attention.output.dense", wl.attention_output, ml.attention_output,
+                                             vl.attention_output, true);
+        layer.attention_norm = load.norm(p + ".attention.output.LayerNorm", wl.attention_layer_norm,
+                                         ml.attention_layer_norm, vl.attention_layer_norm);
+        layer.intermediate = load.linear(p + ".intermediate.dense", wl.intermediate, ml.intermediate, vl.intermediate, false);
+        layer.output = load.linear(p + ".output.dense", wl.output, ml.output, vl.output, true);
+        layer.output_norm = load.norm(p + ".output.LayerNorm", wl.output_layer_norm, ml.output_layer_norm,
+                                      vl.output_layer_norm);
+        t.layers.push_back(layer);
+    }
+    t.pooler = load.linear("bert.pooler.dense", w.pooler, m.pooler, v.pooler, false);
+    t.classifier = load.linear("classifier", w.classifier, m.classifier, v.classifier, true);
+    t.parameters = std::move(load.parameters);
+    return t;
+}
+
+device::ColumnParams zero_columns(KernelContext& ctx, uint32_t count) {
+    const uint32_t rows = device::partition_tile_rows(ctx.core.spec());
+    const builder::Buffer b = ctx.core.sbuf(uint64_t(count) * 4, "zero columns");
+    ctx.core.memset(ctx.side_engine(), builder::tile(b, isa::DType::Fp32, 0, rows, 0, count), 0.0f);
+    return {b, 0};
+}
+
+}  // namespace nsim::kernels::train

@@ -1,0 +1,61 @@
+// The parameters of BertForSequenceClassification in device memory and on chip, laid out for one
+// training step (training_step.h): each parameter once in Hugging Face's layout ([out, in], [1, n],
+// [rows, hidden]) in the activation dtype - the copy AdamW updates and dX = dY W streams - plus what
+// the forward kernels read: W^T [in, out] for the weight ring, biases as per-partition columns for
+// feature-major outputs or as broadcast rows for token-major ones, layernorm gamma/beta as broadcast
+// rows (and fp32 gamma rows for the backward), and fp32 m and v per parameter (AdamW's states).
+// Requires the matmul and activation dtypes to be the same (fp32 or bf16 programs): the parameter
+// copy is also the backward's weight operand.
+#pragma once
+
+#include <optional>
+
+#include "bert/bert_weights.h"
+#include "device/embedding_kernel.h"
+#include "train/tile_products.h"
+
+namespace nsim::kernels::train {
+
+struct TrainedLinear {
+    device::DramMatrix forward;   // W^T [in, out] (matmul dtype)
+    device::DramMatrix backward;  // W [out, in]: also the parameter AdamW updates
+    device::ColumnParams bias_columns;        // fp32, per output feature on partitions
+    std::optional<builder::Buffer> bias_row;  // fp32 [partitions, out], for token-major outputs
+};
+
+struct TrainedNorm {
+    builder::Buffer gamma_row, beta_row;  // activation dtype [partitions, hidden]
+    builder::Buffer gamma_row_fp32;       // the backward's
+    device::ColumnParams gamma_column, beta_column;
+};
+
+struct TrainedLayer {
+    TrainedLinear query, key, value, attention_output, intermediate, output;
+    TrainedNorm attention_norm, output_norm;
+};
+
+// One parameter as AdamW sees it: [rows, columns] tensors in device memory (the parameter in the
+// activation dtype, m and v in fp32), in bert_tensor_slots order.
+struct ParameterTensors {
+    std::string name;
+    uint32_t rows = 0, columns = 0;
+    uint32_t parameter = 0, m = 0, v = 0;
+};
+
+struct TrainedBert {
+    device::EmbeddingTensors tables;  // activation dtype; also the parameters
+    TrainedNorm embedding_norm;
+    std::vector<TrainedLayer> layers;
+    TrainedLinear pooler, classifier;
+    std::vector<ParameterTensors> parameters;
+};
+
+// Adds every tensor to `program` (m and v: AdamW's states before this step, the same layout as
+// `weights`) and loads the on-chip ones over `channel`.
+TrainedBert load_trained_bert(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel,
+                              const BertWeights& weights, const BertWeights& m, const BertWeights& v);
+
+// An fp32 [tile rows, count] buffer of zeros: the value bias of attention when V already holds it.
+device::ColumnParams zero_columns(KernelContext& ctx, uint32_t count);
+
+}  // namespace nsim::kernels::train
