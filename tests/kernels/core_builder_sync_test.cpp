@@ -16,7 +16,8 @@ TEST(CoreBuilderSync, AReloadAfterReadsWaitsForItsReaderAloneWithoutAJoin) {
     builder::ProgramBuilder program(spec, 1);
     const uint32_t tensor = program.add_tensor("w", isa::TensorRole::Weight, isa::DType::Fp32, {128, 64});
     CoreBuilder& core = program.core(0);
-    builder::DmaChannel& channel = core.dma_channel("weights", 0);
+    // Four queues wide, so that the reload lands on the queues of the first load.
+    builder::DmaChannel& channel = core.dma_channel("weights", 0, 4);
     const builder::Buffer slot = core.sbuf(64 * 4, "slot"), copy = core.sbuf(64 * 4, "copy");
     const auto src = builder::dram(builder::dram_rows(tensor, isa::DType::Fp32, 64, 0, 128, 0, 64));
     const auto dst = builder::tile(slot, isa::DType::Fp32, 0, 128, 0, 64);
