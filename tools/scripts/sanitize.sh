@@ -66,7 +66,7 @@ mkdir "$NEURON_SIM_HOME" "$scratch/reports"
 trap 'rm -rf "$scratch"' EXIT
 export NEURON_SIM_HOME
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$scratch/reports/ubsan
-export ASAN_OPTIONS=detect_leaks=0:strict_string_checks=1:log_path=$scratch/reports/asan
+export ASAN_OPTIONS=detect_leaks=0:strict_string_checks=1:suppressions=$root/tools/scripts/asan_systemc.supp:log_path=$scratch/reports/asan
 # The fuzz smoke tests are left out: they build their own targets with clang's sanitizers anyway.
 status=0
 ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" --timeout $((1500 * slowdown)) "${test_filter[@]}" \
