@@ -109,10 +109,10 @@ struct Wording {
     std::function<std::string(const std::string& name)> given, hint;
 };
 
-// Sets each of `names` from `array_of` (its array and where it came from), then reports any input or
-// weight left without data.
+// Sets each of `names` from `array_of` (the tensor's array and where it came from), then reports any
+// input or weight left without data.
 void set_tensor_values(isa::Container& program, const std::vector<std::string>& names,
-          const std::function<std::pair<npy::Array, std::string>(const std::string& name)>& array_of, const Wording& words) {
+          const std::function<std::pair<npy::Array, std::string>(const isa::TensorInfo& tensor)>& array_of, const Wording& words) {
     using Problem = TensorFileError::Problem;
     std::vector<std::string> settable;
     for (const isa::TensorInfo& t : program.tensors)
@@ -127,7 +127,7 @@ void set_tensor_values(isa::Container& program, const std::vector<std::string>& 
             throw TensorFileError(fmt::format("{}: '{}' is an {} tensor of the program, not an input or a weight", words.given(name),
                                               name, isa::name_of(it->role)),
                                   Problem::UnknownTensor);
-        const auto [array, source] = array_of(name);
+        const auto [array, source] = array_of(*it);
         it->data = tensor_bytes(*it, array, source);
     }
     for (const isa::TensorInfo& t : program.tensors)
@@ -143,11 +143,8 @@ void bind_inputs(isa::Container& program, const std::map<std::string, std::files
     for (const auto& [name, path] : files) names.push_back(name);
     const Wording words{[](const std::string& name) { return "--input " + name; },
                         [](const std::string& name) { return "give --input " + name + "=FILE.npy"; }};
-    set_tensor_values(program, names, [&](const std::string& name) -> std::pair<npy::Array, std::string> {
-        const std::filesystem::path& path = files.at(name);
-        // set_tensor_values asks only for the program's own tensors.
-        const isa::TensorInfo& tensor =
-            *std::find_if(program.tensors.begin(), program.tensors.end(), [&](const isa::TensorInfo& t) { return t.name == name; });
+    set_tensor_values(program, names, [&](const isa::TensorInfo& tensor) -> std::pair<npy::Array, std::string> {
+        const std::filesystem::path& path = files.at(tensor.name);
         return {read_tensor_file(tensor, path), path.string()};
     }, words);
 }
@@ -157,8 +154,8 @@ void bind_arrays(isa::Container& program, const std::map<std::string, npy::Array
     for (const auto& [name, array] : arrays) names.push_back(name);
     const Wording words{[](const std::string& name) { return "inputs['" + name + "']"; },
                         [](const std::string& name) { return "give inputs['" + name + "'] (a numpy array)"; }};
-    set_tensor_values(program, names, [&](const std::string& name) -> std::pair<npy::Array, std::string> {
-        return {arrays.at(name), "the array"};
+    set_tensor_values(program, names, [&](const isa::TensorInfo& tensor) -> std::pair<npy::Array, std::string> {
+        return {arrays.at(tensor.name), "the array"};
     }, words);
 }
 
