@@ -9,6 +9,7 @@
 #include <iterator>
 #include <string>
 
+#include "common/temp_directory.h"
 #include "common/command_runner.h"
 #include "isa/container_io.h"
 #include "isa/text_format.h"
@@ -20,7 +21,7 @@ inline std::string assembled_example(const std::string& name, const std::string&
     const std::filesystem::path source = std::filesystem::path(NSIM_ISA_EXAMPLES_DIR) / (name + ".s");
     std::ifstream in(source);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const std::filesystem::path path = std::filesystem::path(testing::TempDir()) / file;
+    const std::filesystem::path path = test::scratch_path(file);
     isa::write_file(path, isa::write_container(isa::assemble(text, source.string()).container));
     return path.string();
 }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/temp_directory.h"
 #include "config/config_set.h"
 #include "cli_test_support.h"
 
@@ -105,7 +106,7 @@ TEST(ProfileCommand, TiledGemmSummaryAgreesWithItselfTheProgramAndTheChip) {
         EXPECT_EQ(j["per_core"][0][name], s[name]) << name;
 
     // `run --profile FILE` writes the same summary beside the run report, which agrees with it.
-    const std::string file = (fs::path(testing::TempDir()) / "profile.json").string();
+    const std::string file = test::scratch_path("profile.json").string();
     const auto run = test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --json --profile " + file);
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const nlohmann::json report = nlohmann::json::parse(run.out);

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/temp_directory.h"
 #include "cli_test_support.h"
 #include "common/command_runner.h"
 #include "isa/container_io.h"
@@ -18,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string write_program(const std::string& name, const std::string& text) {
-    const fs::path path = fs::path(testing::TempDir()) / name;
+    const fs::path path = test::scratch_path(name);
     isa::write_file(path, isa::write_container(isa::assemble(text, name).container));
     return path.string();
 }
@@ -78,7 +79,7 @@ TEST(RunCommand, IterationsReportStatisticsOverEveryExecution) {
 
 TEST(RunCommand, TextReportAndTraceFile) {
     const std::string prog = write_program("run_text.bin", kProgram);
-    const std::string trace = (fs::path(testing::TempDir()) / "run_trace.json").string();
+    const std::string trace = test::scratch_path("run_trace.json").string();
     const auto r = test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --functional --verbose --trace " + trace);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("busy %"), std::string::npos) << r.out;   // --verbose: every queue by name
@@ -111,11 +112,11 @@ TEST(RunCommand, ProgramNeedingMoreCoresThanTheInstanceIsAnError) {
 TEST(RunCommand, UnreadableProgramIsAnError) {
     expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run /nonexistent/prog.bin"),
                           "neuron-sim: /nonexistent/prog.bin: cannot open the container: No such file or directory");
-    const fs::path garbage = fs::path(testing::TempDir()) / "garbage.bin";
+    const fs::path garbage = test::scratch_path("garbage.bin");
     std::ofstream(garbage) << "not a program";
     expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + garbage.string()),
                           "neuron-sim: " + garbage.string() + ": truncated: the file is 13 bytes, shorter than the ");
-    const fs::path text = fs::path(testing::TempDir()) / "assembly_text.bin";
+    const fs::path text = test::scratch_path("assembly_text.bin");
     std::ofstream(text) << kProgram << kProgram;  // the source, not the assembled program
     expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + text.string()),
                           text.string() + ": header: wrong magic (not a neuron-sim executable)");

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <zlib.h>
 
+#include "common/temp_directory.h"
 #include "cli_test_support.h"
 
 namespace nsim {
@@ -93,7 +94,7 @@ struct Trace {
 constexpr double kUs = 1e-6;  // the file's resolution: one picosecond
 
 TEST(TraceFile, HostSlicesWaitSlicesAndCountersAreThereAndAgree) {
-    const std::string prog = tiled_gemm(), file = (fs::path(testing::TempDir()) / "trace_gemm.json").string();
+    const std::string prog = tiled_gemm(), file = test::scratch_path("trace_gemm.json").string();
     const auto r = test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --json --trace " + file);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json report = nlohmann::json::parse(r.out);
@@ -182,7 +183,7 @@ TEST(TraceFile, HostSlicesWaitSlicesAndCountersAreThereAndAgree) {
 TEST(TraceFile, TracesTheChosenExecutionAndWindow) {
     const std::string prog = tiled_gemm();
     const auto traced = [&](const std::string& name, const std::string& options) {
-        const std::string file = (fs::path(testing::TempDir()) / name).string();
+        const std::string file = test::scratch_path(name).string();
         const auto r = test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --iterations 3 --trace " + file + " " + options);
         EXPECT_EQ(r.exit_code, 0) << r.err;
         return Trace(file);
@@ -239,8 +240,8 @@ std::string gunzip(const std::string& path) {
 
 TEST(TraceFile, AGzFileIsTheSameTraceCompressed) {
     const std::string run = sim() + " --instance trn1.2xlarge run " + tiled_gemm() + " --trace ";
-    const std::string plain = (fs::path(testing::TempDir()) / "trace_plain.json").string();
-    const std::string packed = (fs::path(testing::TempDir()) / "trace_packed.json.gz").string();
+    const std::string plain = test::scratch_path("trace_plain.json").string();
+    const std::string packed = test::scratch_path("trace_packed.json.gz").string();
     ASSERT_EQ(test::run_command(run + plain).exit_code, 0);
     ASSERT_EQ(test::run_command(run + packed).exit_code, 0);
     const std::string text = file_text(plain);
@@ -251,7 +252,7 @@ TEST(TraceFile, AGzFileIsTheSameTraceCompressed) {
 
 TEST(TraceFile, BadChoicesAreOneLine) {
     const std::string run = sim() + " --instance trn1.2xlarge run " + tiled_gemm();
-    const std::string file = " --trace " + (fs::path(testing::TempDir()) / "trace_err.json").string();
+    const std::string file = " --trace " + test::scratch_path("trace_err.json").string();
     test::expect_one_line_error(test::run_command(run + " --iterations 3 --trace-iteration 4" + file),
                           "--trace-iteration 4: the run makes 3 executions");
     test::expect_one_line_error(test::run_command(run + file + " --trace-window 5:2"), "END is not after START");

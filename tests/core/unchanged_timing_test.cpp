@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/temp_directory.h"
 #include "bert/bert_config.h"
 #include "common/command_runner.h"
 #include "config/config_set.h"
@@ -74,7 +75,7 @@ TEST(UnchangedTiming, AFilesSharedStreamsFetchedFromDeviceMemoryRunAsTheBuilders
     o.embedding = kernels::device::EmbeddingPlacement::Host;
     const isa::Container program = kernels::device::build_bert_program(host.chip.core, o, nullptr, nullptr);
 
-    const fs::path file = fs::path(testing::TempDir()) / "unchanged_timing.bin";
+    const fs::path file = test::scratch_path("unchanged_timing.bin");
     const std::vector<uint8_t> bytes = isa::write_container(program);
     isa::write_file(file, bytes);
     // The file stores the four cores' identical compute streams once.
@@ -87,7 +88,7 @@ TEST(UnchangedTiming, AFilesSharedStreamsFetchedFromDeviceMemoryRunAsTheBuilders
 
     // The independent path, in a child with its own simulated machine: the builder's program as it
     // is (each core's streams its own), no file, no runtime, no code in device memory.
-    const fs::path direct_file = fs::path(testing::TempDir()) / "unchanged_timing_direct.txt";
+    const fs::path direct_file = test::scratch_path("unchanged_timing_direct.txt");
     const pid_t child = fork();
     ASSERT_GE(child, 0);
     if (child == 0) {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/temp_directory.h"
 #include "common/command_runner.h"
 #include "isa/container_io.h"
 #include "isa/text_format.h"
@@ -20,7 +21,7 @@ std::string one_core_program() {
         ".target v2\n.cores 1\n.sem s 0\n.core 0\n"
         "act activation dst=fp32 sbuf[0:128] +0 [[1,512]], src=fp32 sbuf[0:128] +4096 [[1,512]], func=exp, scale=1, "
         "bias=none, reduce_op=none, reduce_dst=none\n";
-    const std::filesystem::path path = std::filesystem::path(testing::TempDir()) / "run_busy.bin";
+    const std::filesystem::path path = test::scratch_path("run_busy.bin");
     isa::write_file(path, isa::write_container(isa::assemble(text, "run_busy.s").container));
     return path.string();
 }

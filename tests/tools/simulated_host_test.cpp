@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "common/temp_directory.h"
 #include "common/command_runner.h"
 #include "isa/container_io.h"
 #include "isa/text_format.h"
@@ -27,7 +28,7 @@ test::CommandResult tool(const test::PreparedHost& host, const std::string& name
 std::string one_core_program(const std::string& target = "v2") {
     const std::string text = ".target " + target + "\n.cores 1\n.core 0\nact activation dst=fp32 sbuf[0:128] +0 [[1,512]], "
                              "src=fp32 sbuf[0:128] +4096 [[1,512]], func=exp, scale=1, bias=none, reduce_op=none, reduce_dst=none\n";
-    const fs::path path = fs::path(testing::TempDir()) / ("host_test_" + target + ".bin");
+    const fs::path path = test::scratch_path("host_test_" + target + ".bin");
     isa::write_file(path, isa::write_container(isa::assemble(text, "host_test.s").container));
     return path.string();
 }

@@ -2,6 +2,10 @@
 
 #include <openblas-pthread/cblas.h>
 
+#include <cstring>
+#include <random>
+#include <vector>
+
 namespace nsim::sim::core {
 namespace {
 
@@ -13,6 +17,38 @@ struct OneBlasThread {
 
 // Below this many multiply-adds the call overhead outweighs the faster kernel.
 constexpr uint64_t kSmallestBlasProducts = 4096;
+
+void blas_gemm(const float* st, const float* mv, uint32_t k_count, uint64_t m_count, uint64_t n_count, float* out) {
+    static const OneBlasThread one_thread;
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(m_count), int(n_count), int(k_count), 1.0f, st,
+                int(m_count), mv, int(n_count), 0.0f, out, int(n_count));
+}
+
+// One tile of random bf16-like values (8 significant bits, products exact in fp32) through the
+// BLAS and through the loop: a full tile's depth and a ragged one, since kernels treat the
+// remainder of k apart.
+bool blas_sums_like_the_loop() {
+    std::mt19937 rng(2026);
+    std::uniform_real_distribution<float> value(-4.0f, 4.0f);
+    const auto narrow = [&] {
+        float v = value(rng);
+        uint32_t raw;
+        std::memcpy(&raw, &v, 4);
+        raw &= 0xffff0000u;
+        std::memcpy(&v, &raw, 4);
+        return v;
+    };
+    for (const uint32_t k : {128u, 37u}) {
+        const uint64_t m = 32, n = 96;
+        std::vector<float> st(k * m), mv(k * n), blas(m * n), loop(m * n);
+        for (float& v : st) v = narrow();
+        for (float& v : mv) v = narrow();
+        blas_gemm(st.data(), mv.data(), k, m, n, blas.data());
+        tile_gemm_reference(st.data(), mv.data(), k, m, n, loop.data());
+        if (std::memcmp(blas.data(), loop.data(), blas.size() * sizeof(float)) != 0) return false;
+    }
+    return true;
+}
 
 }  // namespace
 
@@ -47,13 +83,16 @@ void tile_gemm_reference(const float* st, const float* mv, uint32_t k_count, uin
 
 void tile_gemm(const float* st, const float* mv, uint32_t k_count, uint64_t m_count, uint64_t n_count, float* out,
                bool exact_products) {
-    if (!exact_products || uint64_t(k_count) * m_count * n_count < kSmallestBlasProducts) {
+    if (!exact_products || uint64_t(k_count) * m_count * n_count < kSmallestBlasProducts || !blas_keeps_the_order()) {
         tile_gemm_reference(st, mv, k_count, m_count, n_count, out);
         return;
     }
-    static const OneBlasThread one_thread;
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(m_count), int(n_count), int(k_count), 1.0f, st,
-                int(m_count), mv, int(n_count), 0.0f, out, int(n_count));
+    blas_gemm(st, mv, k_count, m_count, n_count, out);
+}
+
+bool blas_keeps_the_order() {
+    static const bool keeps = blas_sums_like_the_loop();
+    return keeps;
 }
 
 }  // namespace nsim::sim::core

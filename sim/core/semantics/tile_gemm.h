@@ -11,6 +11,11 @@
 // corner where even narrow products round: a bf16 x bf16 product beyond fp32's range (overflow) or
 // below its normal range (2^-126, where fp32 loses significant bits); then a fused step rounds once
 // where the loop rounded twice, at most half an ulp of an fp32 subnormal apart.
+// Not every OpenBLAS kernel keeps that order: the kernel is chosen by the host's CPU (Debian's
+// OpenBLAS is built for every x86 core and picks one at start), and the Zen kernel, for one, sums
+// in another order. So the first call checks, once per process, that this host's sgemm gives the
+// plain loop's sums bit for bit on narrow random values, and uses the loop when it does not: the
+// simulated results never depend on the host, only the host time does (blas_keeps_the_order()).
 // tests/semantics/tile_gemm_test.cpp checks bit-equality on random bf16 and fp16 values.
 #pragma once
 
@@ -22,6 +27,10 @@ namespace nsim::sim::core {
 // Overwrites out. `exact_products`: every st x mv product is exact in fp32 (narrow input dtypes).
 void tile_gemm(const float* st, const float* mv, uint32_t k_count, uint64_t m_count, uint64_t n_count, float* out,
                bool exact_products);
+
+// Whether this host's OpenBLAS sums in the plain order (checked once, on the first call): when it
+// does not, tile_gemm runs the plain loop.
+bool blas_keeps_the_order();
 
 // The same sums in the plain order, one multiply and one add at a time: what runs for fp32 and
 // int32 inputs and for shapes too small for a BLAS call to pay, and what tile_gemm is checked against.
