@@ -2,7 +2,6 @@
 
 #include <cctype>
 #include <fstream>
-#include <iterator>
 
 #include <fmt/format.h>
 
@@ -18,12 +17,15 @@ std::string instance_family(const std::string& instance) {
     return family;
 }
 
-// Whether `file` exists and holds exactly `text`.
+// Whether `file` is a regular file holding exactly `text`. The size is checked before anything is
+// read: the tree is in a directory other processes share, and a file there replaced by a link to
+// /dev/zero or by a huge one is simply rewritten (write_file replaces it), never read.
 bool holds(const fs::path& file, const std::string& text) {
-    std::ifstream in(file);
-    if (!in) return false;
-    const std::string current((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return current == text;
+    std::error_code error;
+    if (!fs::is_regular_file(file, error) || fs::file_size(file, error) != text.size() || error) return false;
+    std::ifstream in(file, std::ios::binary);
+    std::string current(text.size(), '\0');
+    return in.read(current.data(), std::streamsize(current.size())) && current == text;
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 // rmmod and modprobe: refused while a handle is open, accepted after close; the tree goes away and
-// comes back; fail_fwio_read at probe leaves the device INVALID until rmmod + modprobe.
+// comes back; fail_fwio_read at probe leaves the device INVALID until rmmod + modprobe; a sysfs file
+// replaced by something else is rewritten, never read.
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include "driver_test_support.h"
@@ -59,6 +62,22 @@ TEST(Module, FailFwioReadAtProbeLeavesTheDeviceInvalidUntilReload) {
     EXPECT_EQ(rig.driver.faults().value(driver::Fault::FailFwioRead), 0);
     EXPECT_TRUE(rig.driver.modprobe().empty());
     EXPECT_EQ(rig.driver.device_state(0), driver::DeviceState::Ready);
+}
+
+// The sysfs tree is in the shared host directory: a file there that another process replaced (here by
+// a FIFO, which an open for reading waits on forever; a link to /dev/zero or a huge file would be read
+// whole) is rewritten without being read.
+TEST(Module, ASysfsFileThatIsNotARegularFileIsRewrittenNotRead) {
+    test::DriverRig rig("trn1.2xlarge");
+    ASSERT_TRUE(rig.driver.modprobe().empty());
+    const std::filesystem::path file =
+        rig.state.sysfs_dir() / "class/neuron_device/neuron0/neuron_core1/stats/other_info/reset_req_count";
+    std::filesystem::remove(file);
+    ASSERT_EQ(mkfifo(file.c_str(), 0644), 0);
+    std::string message;
+    EXPECT_TRUE(rig.driver.reset_cores(0, 0b10, &message)) << message;
+    EXPECT_TRUE(std::filesystem::is_regular_file(file));
+    EXPECT_EQ(test::read_file(file), "2\n");
 }
 
 }  // namespace

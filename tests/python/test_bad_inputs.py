@@ -1,6 +1,7 @@
 # What a user can get wrong from Python is a Python exception naming the tensor, never a crash: a name
 # the program does not have (KeyError), a shape (ValueError) or dtype (TypeError) the tensor does not
-# take, an input left out (KeyError), a second instance in one process (neuron_sim.Error).
+# take, an input left out (KeyError), a second instance in one process (neuron_sim.Error), a program
+# file that is /dev/zero, a directory or a huge sparse file (neuron_sim.Error, without reading it).
 import numpy as np
 import pytest
 
@@ -73,3 +74,17 @@ def test_unknown_instance_is_an_error():
     # Checked before anything is opened (it names the instance).
     with pytest.raises(ns.Error, match="no-such"):
         ns.KernelBuilder("no-such.instance")
+
+
+@pytest.mark.parametrize("kind", ["/dev/zero", "a directory", "a huge sparse file"])
+def test_a_program_file_that_is_not_one_is_an_error(tmp_path, kind):
+    path = {"/dev/zero": "/dev/zero", "a directory": str(tmp_path)}.get(kind, str(tmp_path / "huge.bin"))
+    if kind == "a huge sparse file":
+        with open(path, "wb") as f:
+            f.truncate(3 << 30)
+    with pytest.raises(ns.Error) as error:
+        ns.Program.read(path)
+    message = str(error.value)
+    assert path in message and "\n" not in message
+    if kind == "a directory":
+        assert "is a directory" in message

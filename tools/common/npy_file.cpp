@@ -4,7 +4,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 
 namespace nsim::npy {
 namespace {
@@ -147,18 +146,6 @@ std::vector<uint8_t> encode(const Array& array) {
     bytes.insert(bytes.end(), header.begin(), header.end());
     bytes.insert(bytes.end(), array.data.begin(), array.data.end());
     return bytes;
-}
-
-Array read_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw NpyError("cannot open " + path.string() + ": " + std::strerror(errno));
-    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) throw NpyError("cannot read " + path.string());
-    try {
-        return parse(bytes.data(), bytes.size());
-    } catch (const NpyError& e) {
-        throw NpyError(path.string() + ": " + e.what());
-    }
 }
 
 void write_file(const std::filesystem::path& path, const Array& array) {

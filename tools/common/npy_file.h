@@ -41,8 +41,9 @@ void check_magic(const uint8_t* bytes, size_t size);
 Array parse(const uint8_t* bytes, size_t size);
 std::vector<uint8_t> encode(const Array& array);
 
-// File versions; NpyError names the file when it cannot be opened, read or written.
-Array read_file(const std::filesystem::path& path);
+// NpyError names the file when it cannot be written. There is no whole-file reader here on purpose:
+// a user's .npy is read through tensor_files' bounded reader (isa/bounded_file), which refuses
+// /dev/zero, directories and files larger than any tensor before reading them; parse() the bytes.
 void write_file(const std::filesystem::path& path, const Array& array);
 
 }  // namespace nsim::npy
