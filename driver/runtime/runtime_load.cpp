@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "collective_rank_sets.h"
 #include "core_selection.h"
 #include "program_flops.h"
 #include "platform/device_address_map.h"
@@ -97,6 +98,8 @@ NrtStatus Runtime::load(isa::Container read_program, int32_t vnc, Model** out) {
                     fmt::format("the model needs {} NeuronCores, this process holds {} from nc{} on", program.cores_needed,
                                 cores.size(), first));
     cores.resize(program.cores_needed);
+    if (const std::string refused = refused_collective(program, cores, spec_); !refused.empty())
+        return fail(NrtStatus::Invalid, where, refused);
     model->vnc = first;
     model->id = next_model_id_++;
     model->name = program.metadata_value("model").empty() ? fmt::format("model{}", model->id) : program.metadata_value("model");

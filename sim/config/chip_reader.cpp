@@ -271,7 +271,7 @@ DeviceMemorySpec read_memory(const ConfigNode& node) {
 }
 
 LinkSpec read_link(const ConfigNode& node) {
-    node.check_keys({"version", "ports", "bytes_per_s", "latency_s"});
+    node.check_keys({"version", "ports", "bytes_per_s", "latency_s", "collective_rings"});
     LinkSpec link;
     link.version = node.at("version").as_string();
     link.ports = node.at("ports").as_u32();
@@ -283,6 +283,7 @@ LinkSpec read_link(const ConfigNode& node) {
         link.bytes_per_s = positive(node.at("bytes_per_s"), Quantity::bytes_per_second);
         link.latency_s = positive(node.at("latency_s"), Quantity::seconds);
     }
+    if (const auto rings = node.find("collective_rings")) link.collective_rings = positive_u32(*rings);
     return link;
 }
 

@@ -121,6 +121,9 @@ struct LinkSpec {
     uint32_t ports = 0;               // links per chip
     double bytes_per_s = 0;           // per link, each direction
     double latency_s = 0;
+    // Rings a collective runs at once, its data split evenly over them, alternate rings going the
+    // opposite way round (sim/core/engine_run_collectives.cpp); each ring on its own DMA engine.
+    uint32_t collective_rings = 1;
 };
 
 struct ChipSpec {
@@ -160,6 +163,9 @@ struct InstanceSpec {
     std::string topology;                         // "none", "chain", "ring", "torus" or "custom"
     std::vector<uint32_t> topology_shape;         // torus: {rows, cols}; empty otherwise
     double link_bytes_per_s = 0;                  // instance override of chip.link.bytes_per_s; 0 = none
+    // The rank counts the runtime runs a collective on, each group starting at a NeuronCore whose
+    // index is a multiple of its rank count; empty: any group of the program's cores.
+    std::vector<uint32_t> collective_rank_counts;
     // NUMA: per node, its vCPUs, ascending; empty on a host with one node that Linux leaves unnumbered.
     std::vector<std::vector<uint32_t>> numa_node_cpus;
     std::vector<int32_t> device_numa_nodes;       // per device, its NUMA node; -1 where there is none

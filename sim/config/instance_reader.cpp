@@ -89,6 +89,22 @@ std::vector<int32_t> read_device_numa_nodes(const ConfigNode& node, uint32_t dev
     return nodes;
 }
 
+// collective_rank_counts: distinct rank counts of at least 2, none more than the instance's NeuronCores.
+std::vector<uint32_t> read_collective_rank_counts(const ConfigNode& node, uint32_t cores) {
+    std::vector<uint32_t> counts;
+    for (const ConfigNode& item : node.items()) {
+        const uint32_t count = item.as_u32();
+        if (count < 2 || count > cores)
+            item.fail(fmt::format("a collective needs 2 to {} ranks (the instance's NeuronCores), not {}", cores, count));
+        if (std::find(counts.begin(), counts.end(), count) != counts.end())
+            item.fail(fmt::format("{} is listed twice", count));
+        counts.push_back(count);
+    }
+    if (counts.empty()) node.fail("must name at least one rank count (leave the key out to allow any)");
+    std::sort(counts.begin(), counts.end());
+    return counts;
+}
+
 // The declared shape: "none", "chain", "ring" or {torus: [rows, cols]}.
 struct DeclaredTopology {
     std::string kind;
@@ -182,7 +198,7 @@ void check_ports(const ConfigNode& node, const NeighbourLists& links, const Chip
 InstanceSpec read_instance(const ConfigNode& node, const ChipCatalog& chips) {
     node.check_keys({"chip", "devices", "vcpus", "host_memory_bytes", "pci_bdfs", "topology",
                      "connected_to", "link_bytes_per_s", "host_copy_bytes_per_s", "numa_node_cpus",
-                     "device_numa_nodes"});
+                     "device_numa_nodes", "collective_rank_counts"});
     InstanceSpec instance;
     instance.name = node.name();
     const ChipSpec& chip = read_chip_name(node.at("chip"), chips);
@@ -221,6 +237,10 @@ InstanceSpec read_instance(const ConfigNode& node, const ChipCatalog& chips) {
         instance.link_bytes_per_s = link_rate->as_quantity(Quantity::bytes_per_second);
         if (instance.link_bytes_per_s <= 0) link_rate->fail("must be greater than zero");
     }
+
+    if (const auto rank_counts = node.find("collective_rank_counts"))
+        instance.collective_rank_counts =
+            read_collective_rank_counts(*rank_counts, instance.devices * chip.cores_per_device);
 
     const auto numa_cpus = node.find("numa_node_cpus");
     const auto device_numa = node.find("device_numa_nodes");

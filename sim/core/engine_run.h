@@ -255,25 +255,34 @@ struct EngineRun {
 
     // ---- collectives, send/recv, barrier ----------------------------------------------------------
 
-    struct GroupShape {
-        uint32_t first = 0, count = 0;
-    };
-
-    GroupShape group_of(const isa::Instruction& inst) const;
-
     // The k-th collective a core issues for a group meets the k-th of every other member; a send
     // meets the receiver's k-th recv from that sender on that channel.
     void arrive(uint32_t qi, const isa::Instruction& inst, uint64_t now);
 
-    // The resources one core-to-core step of `bytes` crosses, reserved from `ready`; returns when it
-    // has arrived. The bytes (and the device memory they read and write) count for `credited`.
-    uint64_t core_to_core(const Queue& sender, uint32_t to_core, uint64_t bytes, uint64_t ready, Queue& credited);
+    // One core-to-core transfer of `bytes`: what it crosses and how many of its bytes each carries.
+    struct Hop {
+        BandwidthModel* dma_engine = nullptr;  // the sender's engine that moves it
+        uint32_t to_core = 0;
+        uint64_t bytes = 0;
+        bool reduces = false;  // the receiver adds it to its own share: one more read of that (2 reads, 1 write)
+    };
+    // The resources of `hop` from `sender`, reserved from `ready`; returns when it has arrived. The
+    // bytes (and the device memory they read and write) count for `credited`.
+    uint64_t core_to_core(const Queue& sender, const Hop& hop, uint64_t ready, Queue& credited);
 
     BandwidthModel* link_between(unsigned a, unsigned b);
+    // DMA engine `index` (mod the core's engines) of program core `core`.
+    BandwidthModel* dma_engine_of(uint32_t core, uint32_t index);
 
     void meet(std::vector<Arrival>& met, uint64_t now);
 
-    // Ring algorithm: in each step every rank sends one share to the next rank, all at once.
+    // The ring of a group (collective_ring.h): position -> index into `met` (sorted by core). Kept
+    // per group, as the cores do not move during a run.
+    const std::vector<uint32_t>& ring_of(const std::vector<Arrival>& met);
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>> rings;
+
+    // Ring algorithm (chips/*.yaml explains it): collective_rings rings at once, each carrying its
+    // part of the data; in each step every rank sends one share to its neighbour on each ring.
     uint64_t ring(const std::vector<Arrival>& met, const isa::Instruction& inst, uint64_t now);
 
     // ---- the run ----------------------------------------------------------------------------------

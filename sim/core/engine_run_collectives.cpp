@@ -1,27 +1,13 @@
-// Collectives, send/recv and barriers of an engine run: members meet, then a ring moves the bytes
+// Collectives, send/recv and barriers of an engine run: members meet, then rings move the bytes
 // core to core over DMA engines, device memory, NeuronLinks or PCIe.
 #include "core/engine_run.h"
 
 #include <algorithm>
 
 #include "core/collective_data.h"
+#include "core/collective_ring.h"
 
 namespace nsim::sim::core {
-
-EngineRun::GroupShape EngineRun::group_of(const isa::Instruction& inst) const {
-    switch (inst.opcode) {
-        case isa::Opcode::AllReduce:
-            return {inst.u32(isa::fields::AllReduce::first_core), inst.u32(isa::fields::AllReduce::core_count)};
-        case isa::Opcode::AllGather:
-            return {inst.u32(isa::fields::AllGather::first_core), inst.u32(isa::fields::AllGather::core_count)};
-        case isa::Opcode::ReduceScatter:
-            return {inst.u32(isa::fields::ReduceScatter::first_core),
-                    inst.u32(isa::fields::ReduceScatter::core_count)};
-        case isa::Opcode::Barrier:
-            return {inst.u32(isa::fields::Barrier::first_core), inst.u32(isa::fields::Barrier::core_count)};
-        default: return {};
-    }
-}
 
 void EngineRun::arrive(uint32_t qi, const isa::Instruction& inst, uint64_t now) {
     Queue& q = queues[qi];
@@ -39,7 +25,7 @@ void EngineRun::arrive(uint32_t qi, const isa::Instruction& inst, uint64_t now) 
         key = {2, sender, receiver, channel, seq};
         expected = 2;
     } else {
-        const GroupShape g = group_of(inst);
+        const CollectiveGroup g = collective_group(inst);
         if (q.core < g.first || q.core >= uint64_t(g.first) + g.count || uint64_t(g.first) + g.count > cores.size())
             throw RunError(fmt::format("{}: core {} is not in the group of cores {} to {}", where(q), q.core, g.first,
                                        uint64_t(g.first) + g.count - 1));
@@ -56,19 +42,21 @@ void EngineRun::arrive(uint32_t qi, const isa::Instruction& inst, uint64_t now) 
     meet(met, now);
 }
 
-uint64_t EngineRun::core_to_core(const Queue& sender, uint32_t to_core, uint64_t bytes, uint64_t ready, Queue& credited) {
+uint64_t EngineRun::core_to_core(const Queue& sender, const Hop& hop, uint64_t ready, Queue& credited) {
     const Core& from = cores[sender.core];
-    const Core& to = cores[to_core];
+    const Core& to = cores[hop.to_core];
+    const uint64_t bytes = hop.bytes;
+    const uint64_t local_read = hop.reduces ? bytes : 0;  // the receiver's own share, added in the DMA engine
     Path path;
-    path.add(sender.dma_engine, bytes);
+    path.add(hop.dma_engine, bytes);
     // Staged through the device memory next to each core.
     BandwidthModel* from_memory = &from.weights.channel->timing();
     BandwidthModel* to_memory = &to.weights.channel->timing();
     if (from_memory == to_memory) {
-        path.add(from_memory, 2 * bytes);  // read and write in the same memory
+        path.add(from_memory, 2 * bytes + local_read);  // read and write in the same memory
     } else {
         path.add(from_memory, bytes);
-        path.add(to_memory, bytes);
+        path.add(to_memory, bytes + local_read);
     }
     if (from.device != to.device) {
         BandwidthModel* link = link_between(from.physical.device, to.physical.device);
@@ -84,8 +72,8 @@ uint64_t EngineRun::core_to_core(const Queue& sender, uint32_t to_core, uint64_t
         arrived = std::max<uint64_t>(arrived, path.legs[l].model->transfer(at_ps(ready), path.legs[l].bytes).value());
     collective_bytes += bytes;
     credited.bytes += bytes;
-    credited.hbm_read += bytes;   // staged out of one device memory
-    credited.hbm_write += bytes;  // and into another (or the same)
+    credited.hbm_read += bytes + local_read;  // staged out of one device memory (and the receiver's share)
+    credited.hbm_write += bytes;              // and into another (or the same)
     return arrived;
 }
 
@@ -114,8 +102,8 @@ void EngineRun::meet(std::vector<Arrival>& met, uint64_t now) {
         functional(sender, [&] {
             run_send_recv({&send, &cores[sender.core].spaces}, {&recv, &cores[receiver.core].spaces});
         });
-        const uint64_t bytes = CostModel::operand_bytes(send.ap(isa::fields::Send::src));
-        end = core_to_core(sender, receiver.core, bytes, now + dma_overhead_ps, queues[met.front().queue]);
+        const Hop hop{sender.dma_engine, receiver.core, CostModel::operand_bytes(send.ap(isa::fields::Send::src)), false};
+        end = core_to_core(sender, hop, now + dma_overhead_ps, queues[met.front().queue]);
     } else {
         std::sort(met.begin(), met.end(),
                   [&](const Arrival& a, const Arrival& b) { return queues[a.queue].core < queues[b.queue].core; });
@@ -141,24 +129,49 @@ void EngineRun::meet(std::vector<Arrival>& met, uint64_t now) {
     }
 }
 
+BandwidthModel* EngineRun::dma_engine_of(uint32_t core, uint32_t index) {
+    const Core& c = cores[core];
+    const uint32_t engines = cost.core().dma_engines;
+    return &c.device->dma_engines().at(c.physical.core * engines + index % engines)->engine_timing();
+}
+
+const std::vector<uint32_t>& EngineRun::ring_of(const std::vector<Arrival>& met) {
+    const uint32_t first = queues[met.front().queue].core;
+    auto found = rings.find({first, uint32_t(met.size())});
+    if (found != rings.end()) return found->second;
+    std::vector<uint32_t> device_of_rank;
+    for (const Arrival& a : met) device_of_rank.push_back(cores[queues[a.queue].core].physical.device);
+    std::vector<uint32_t> order =
+        ring_order(device_of_rank, [this](uint32_t a, uint32_t b) { return link_between(a, b) != nullptr; });
+    return rings.emplace(std::make_pair(first, uint32_t(met.size())), std::move(order)).first->second;
+}
+
 uint64_t EngineRun::ring(const std::vector<Arrival>& met, const isa::Instruction& inst, uint64_t now) {
     const uint64_t n = met.size();
     size_t src_field = isa::fields::ReduceScatter::src;
     if (inst.opcode == isa::Opcode::AllReduce) src_field = isa::fields::AllReduce::src;
     if (inst.opcode == isa::Opcode::AllGather) src_field = isa::fields::AllGather::src;
     const uint64_t bytes = CostModel::operand_bytes(inst.ap(src_field));
-    uint64_t steps = 0, share = 0;
-    if (inst.opcode == isa::Opcode::AllReduce) steps = 2 * (n - 1), share = (bytes + n - 1) / n;
-    else if (inst.opcode == isa::Opcode::AllGather) steps = n - 1, share = bytes;
-    else steps = n - 1, share = (bytes + n - 1) / n;
+    // The data splits over the rings; ring k goes forward round the order when k is even, backward when odd.
+    const uint64_t ring_count = std::max<uint32_t>(1, platform.spec().chip.link.collective_rings);
+    const uint64_t ring_bytes = (bytes + ring_count - 1) / ring_count;
+    uint64_t reduce_steps = 0, gather_steps = 0, share = 0;
+    if (inst.opcode == isa::Opcode::AllReduce) reduce_steps = n - 1, gather_steps = n - 1, share = (ring_bytes + n - 1) / n;
+    else if (inst.opcode == isa::Opcode::AllGather) gather_steps = n - 1, share = ring_bytes;
+    else reduce_steps = n - 1, share = (ring_bytes + n - 1) / n;
+    const std::vector<uint32_t>& order = ring_of(met);
     uint64_t t = now;
-    for (uint64_t s = 0; s < steps; ++s) {
+    for (uint64_t s = 0; s < reduce_steps + gather_steps; ++s) {
         const uint64_t ready = t + dma_overhead_ps;
         uint64_t step_end = ready;
-        for (uint64_t r = 0; r < n; ++r) {
-            const Queue& sender = queues[met[r].queue];
-            const uint32_t next_core = queues[met[(r + 1) % n].queue].core;
-            step_end = std::max(step_end, core_to_core(sender, next_core, share, ready, queues[met[r].queue]));
+        for (uint64_t k = 0; k < ring_count; ++k) {
+            for (uint64_t p = 0; p < n; ++p) {
+                Queue& sender = queues[met[order[p]].queue];
+                const uint64_t next = k % 2 == 0 ? (p + 1) % n : (p + n - 1) % n;
+                const Hop hop{dma_engine_of(sender.core, sender.number + uint32_t(k)), queues[met[order[next]].queue].core,
+                              share, s < reduce_steps};
+                step_end = std::max(step_end, core_to_core(sender, hop, ready, sender));
+            }
         }
         t = step_end;
     }

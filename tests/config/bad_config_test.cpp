@@ -241,6 +241,24 @@ std::string with_numa(const std::string& cpus, const std::string& devices) {
     return std::string(kLinks) + "    numa_node_cpus: " + cpus + "\n    device_numa_nodes: " + devices + "\n";
 }
 
+// --- collectives (issue 16) -------------------------------------------------------------------
+
+TEST_F(ConfigBadFile, CollectiveRankCountOfOne) {
+    expect_error(kLinks, std::string(kLinks) + "    collective_rank_counts: [2, 1]\n", "collective_rank_counts:",
+                 "key 'instances.test.4xlarge.collective_rank_counts[1]': a collective needs 2 to 8 ranks (the "
+                 "instance's NeuronCores), not 1");
+}
+
+TEST_F(ConfigBadFile, CollectiveRankCountListedTwice) {
+    expect_error(kLinks, std::string(kLinks) + "    collective_rank_counts: [2, 8, 2]\n", "collective_rank_counts:",
+                 "key 'instances.test.4xlarge.collective_rank_counts[2]': 2 is listed twice");
+}
+
+TEST_F(ConfigBadFile, NoCollectiveRings) {
+    expect_error("latency_s: 1us}", "latency_s: 1us, collective_rings: 0}", "link:",
+                 "key 'chips.testchip.link.collective_rings': must be greater than zero");
+}
+
 TEST_F(ConfigBadFile, NumaNodeCpusNotACpuList) {
     expect_error(kLinks, with_numa("[\"0-7\", \"8-\"]", "[0, 0, 1, 1]"), "numa_node_cpus:",
                  "key 'instances.test.4xlarge.numa_node_cpus[1]': expected a CPU list such as 0-23,48-71, got '8-'");

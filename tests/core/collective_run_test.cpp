@@ -1,6 +1,6 @@
-// all_gather and reduce_scatter run by the engines of several cores (functional mode): each core loads
-// its own source, the collective meets the other cores' and writes its destination in host memory,
-// checked against references computed here from every core's input. Exact: a gather only moves values,
+// all_gather, reduce_scatter and all_reduce run by the engines of several cores (functional mode): each
+// core loads its own source, the collective meets the other cores' and writes its destination in host
+// memory, checked against references computed here from every core's input. Exact: a gather only moves values,
 // the reduction's fp32 fold of inputs representable in the source type is what the reference computes.
 #include <gtest/gtest.h>
 
@@ -27,18 +27,21 @@ struct Collective {
 
 constexpr unsigned kRows = 128, kCols = 16;
 
-void check_gather_and_scatter(const Collective& c) {
+void check_collectives(const Collective& c) {
     const std::string t(isa::name_of(c.type));
     SCOPED_TRACE(c.instance + " " + std::to_string(c.cores) + " cores " + t + " reduce " + c.op);
     const unsigned n = c.cores, size = isa::size_in_bytes(c.type);
     const unsigned source_bytes = kRows * kCols * size, gathered_bytes = n * source_bytes;
     const unsigned part_rows = kRows / n, part_bytes = part_rows * kCols * 4;
-    // Host tensors: X (each core's input), G (each core's gathered copy), R (each core's fp32 part).
+    // Host tensors: X (each core's input), G (each core's gathered copy), R (each core's fp32 part),
+    // A (each core's fp32 all-reduced copy).
     const uint64_t x_at = 0, g_at = uint64_t(n) * source_bytes, r_at = g_at + uint64_t(n) * gathered_bytes;
+    const uint64_t a_at = r_at + uint64_t(n) * part_bytes, reduced_bytes = kRows * kCols * 4;
     std::string text = ".target v2\n.cores " + std::to_string(n) + "\n";
     text += ".tensor X input " + t + " [" + std::to_string(n * kRows) + ", 16] host " + std::to_string(x_at) + "\n";
     text += ".tensor G output " + t + " [" + std::to_string(n * n * kRows) + ", 16] host " + std::to_string(g_at) + "\n";
     text += ".tensor R output fp32 [" + std::to_string(n * part_rows) + ", 16] host " + std::to_string(r_at) + "\n";
+    text += ".tensor A output fp32 [" + std::to_string(n * kRows) + ", 16] host " + std::to_string(a_at) + "\n";
     const std::string group = ", first_core=0, core_count=" + std::to_string(n);
     const std::string src = "src=" + t + " sbuf[0:128] +0 [[1,16]]";
     for (unsigned core = 0; core < n; ++core) {
@@ -49,6 +52,8 @@ void check_gather_and_scatter(const Collective& c) {
                 std::to_string(n * kRows) + "],[1,16]], " + src + group + "\n";
         text += "dma0 reduce_scatter dst=fp32 host:R +" + std::to_string(core * part_bytes) + " [[16," +
                 std::to_string(part_rows) + "],[1,16]], " + src + ", op=" + c.op + group + "\n";
+        text += "dma0 all_reduce dst=fp32 host:A +" + std::to_string(core * reduced_bytes) + " [[16,128],[1,16]], " +
+                src + ", op=" + c.op + group + "\n";
     }
     ExecutionOptions options;
     options.functional = true;
@@ -66,6 +71,14 @@ void check_gather_and_scatter(const Collective& c) {
         }
     run.run();
 
+    // The element-wise reduction of every core's input, folded in core order in fp32.
+    auto reduced = [&](unsigned element) {
+        float want = x[0][element];
+        for (unsigned from = 1; from < n; ++from)
+            want = c.op == "add" ? want + x[from][element] : c.op == "max" ? std::max(want, x[from][element])
+                                                                           : std::min(want, x[from][element]);
+        return want;
+    };
     for (unsigned core = 0; core < n; ++core) {
         // Every core: the sources of cores 0 .. n-1, one after another.
         for (unsigned from = 0; from < n; ++from)
@@ -75,27 +88,37 @@ void check_gather_and_scatter(const Collective& c) {
         // Core r: the r-th of n parts of the element-wise reduction, folded in core order in fp32.
         for (unsigned i = 0; i < part_rows * kCols; ++i) {
             const unsigned element = core * part_rows * kCols + i;
-            float want = x[0][element];
-            for (unsigned from = 1; from < n; ++from)
-                want = c.op == "add" ? want + x[from][element] : c.op == "max" ? std::max(want, x[from][element])
-                                                                               : std::min(want, x[from][element]);
-            ASSERT_EQ(get(host, base + r_at + core * part_bytes + i * 4, DType::Fp32), want) << "core " << core << " element " << i;
+            ASSERT_EQ(get(host, base + r_at + core * part_bytes + i * 4, DType::Fp32), reduced(element))
+                << "core " << core << " element " << i;
         }
+        // Every core: the whole reduction.
+        for (unsigned i = 0; i < kRows * kCols; ++i)
+            ASSERT_EQ(get(host, base + a_at + core * reduced_bytes + i * 4, DType::Fp32), reduced(i))
+                << "all_reduce core " << core << " element " << i;
     }
 }
 
 // One machine per test: SystemC elaborates once per process.
 TEST(FunctionalCollectives, AllGatherAndReduceScatterOnTheTwoCoresOfADeviceBf16) {
-    check_gather_and_scatter({"trn1.2xlarge", 2, DType::Bf16, "add"});
+    check_collectives({"trn1.2xlarge", 2, DType::Bf16, "add"});
 }
 
 TEST(FunctionalCollectives, AllGatherAndReduceScatterOnTheTwoCoresOfADeviceFp32) {
-    check_gather_and_scatter({"trn1.2xlarge", 2, DType::Fp32, "min"});
+    check_collectives({"trn1.2xlarge", 2, DType::Fp32, "min"});
 }
 
 TEST(FunctionalCollectives, AllGatherAndReduceScatterAcrossLinkedDevices) {
     // Cores 0, 1 on device 0 and 2, 3 on device 1 (NeuronLink neighbours).
-    check_gather_and_scatter({"inf2.24xlarge", 4, DType::Fp16, "max"});
+    check_collectives({"inf2.24xlarge", 4, DType::Fp16, "max"});
+}
+
+// trn1.32xlarge's rank sets (training.md A1.1): 8 ranks on the first row of the torus, 32 on all of it.
+TEST(FunctionalCollectives, EightRanksOnTheTrn1TorusBf16) {
+    check_collectives({"trn1.32xlarge", 8, DType::Bf16, "add"});
+}
+
+TEST(FunctionalCollectives, ThirtyTwoRanksOnTheTrn1TorusFp32) {
+    check_collectives({"trn1.32xlarge", 32, DType::Fp32, "add"});
 }
 
 }  // namespace

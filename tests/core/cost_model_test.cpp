@@ -256,11 +256,14 @@ struct ShareLegs {
     double link(double bytes) const { return bytes / chip.link.bytes_per_s + chip.link.latency_s; }
     double pcie(double bytes) const { return bytes / chip.pcie.bytes_per_s + chip.pcie.latency_s; }
     double overhead() const { return chip.core.dma_transfer_overhead_s; }
-    // One ring step among n ranks of one device, spread evenly over all its memory channels: each
-    // share is read in its sender's channel and written in its receiver's, so every channel carries
-    // 2nS / channels.
-    double same_device_step(unsigned n, double share) const {
-        return overhead() + std::max(engine(share), channel(2.0 * n * share / chip.memory.channels));
+    // One ring step among n ranks of one device, spread evenly over all its memory channels, each rank
+    // sending S split over the chip's collective_rings rings, each ring on a DMA engine of its own:
+    // each share is read in its sender's channel and written in its receiver's (and in a reducing
+    // step the receiver's own share is read there as well), so every channel carries 2nS / channels
+    // (3nS / channels when reducing).
+    double same_device_step(unsigned n, double share, bool reduces = false) const {
+        const double rings = chip.link.collective_rings;
+        return overhead() + std::max(engine(share / rings), channel((reduces ? 3.0 : 2.0) * n * share / chip.memory.channels));
     }
 };
 
@@ -274,23 +277,24 @@ std::string collective_program(const std::string& header, unsigned cores, const 
     return text;
 }
 
-// One collective issued by both cores of a trn1 device, costed as `steps` ring steps of `share` bytes.
+// One collective issued by both cores of a trn1 device, costed as `reducing` ring steps that add what
+// they receive, then `forwarding` ones, each of `share` bytes per rank.
 // (One elaborated machine per test: SystemC elaborates once per process.)
-void expect_ring_steps_on_one_device(const std::string& line, unsigned steps, double share) {
+void expect_ring_steps_on_one_device(const std::string& line, unsigned reducing, unsigned forwarding, double share) {
     const config::ChipSpec& chip = test::shipped_configs().chip("trainium1");
     const ShareLegs legs{chip};
-    const unsigned n = 2;
+    const unsigned n = 2, steps = reducing + forwarding;
     const std::string header = ".target v2\n.cores 2\n.tensor D scratch fp32 [256, 1000] device 0x0\n";
     test::EngineRun run("trn1.2xlarge", test::assemble_program(collective_program(header, n, line)));
     const auto stats = run.run();
-    const double expected = steps * legs.same_device_step(n, share);
-    EXPECT_NEAR(stats.time_s, expected, steps * kRoundingS);
+    const double expected = reducing * legs.same_device_step(n, share, true) + forwarding * legs.same_device_step(n, share);
+    EXPECT_NEAR(stats.time_s, expected, steps * kRoundingS * chip.link.collective_rings);
     for (unsigned core = 0; core < n; ++core) {
         const auto& q = run.queue(stats, "core" + std::to_string(core) + ".dma0");
         EXPECT_EQ(q.bytes, uint64_t(steps * share));
-        EXPECT_NEAR(q.busy_s, expected, steps * kRoundingS);
+        EXPECT_NEAR(q.busy_s, expected, steps * kRoundingS * chip.link.collective_rings);
     }
-    EXPECT_EQ(stats.device_memory_bytes, uint64_t(steps * n * 2 * share));
+    EXPECT_EQ(stats.device_memory_bytes, uint64_t((2 * steps + reducing) * n * share));
 }
 
 const double kSourceBytes = 128.0 * 1000 * 4;  // src: fp32 [128, 1000] in SBUF
@@ -299,19 +303,19 @@ const std::string kSource = "src=fp32 sbuf[0:128] +0 [[1,1000]]";
 TEST(CollectiveCostV2, AllReduceIsTwoTimesNMinusOneStepsOfAnNthOfTheSource) {
     expect_ring_steps_on_one_device(
         "dma0 all_reduce dst=fp32 dram:D +0 [[1000,128],[1,1000]], " + kSource + ", op=add, first_core=0, core_count=2",
-        2, std::ceil(kSourceBytes / 2));
+        1, 1, std::ceil(kSourceBytes / 2));
 }
 
 TEST(CollectiveCostV2, AllGatherIsNMinusOneStepsOfTheWholeSource) {
     expect_ring_steps_on_one_device(
-        "dma0 all_gather dst=fp32 dram:D +0 [[1000,256],[1,1000]], " + kSource + ", first_core=0, core_count=2", 1,
+        "dma0 all_gather dst=fp32 dram:D +0 [[1000,256],[1,1000]], " + kSource + ", first_core=0, core_count=2", 0, 1,
         kSourceBytes);
 }
 
 TEST(CollectiveCostV2, ReduceScatterIsNMinusOneStepsOfAnNthOfTheSource) {
     expect_ring_steps_on_one_device(
         "dma0 reduce_scatter dst=fp32 dram:D +0 [[1000,64],[1,1000]], " + kSource + ", op=max, first_core=0, core_count=2",
-        1, std::ceil(kSourceBytes / 2));
+        1, 0, std::ceil(kSourceBytes / 2));
 }
 
 TEST(CollectiveCostV1, FourCoresOfOneDeviceShareItsTwoMemoryChannels) {

@@ -187,8 +187,12 @@ TEST(RunCommand, CollectiveAndSendPeerErrorsAreOneLine) {
         "run_outside_group.bin",
         two + ".core 1\ndma0 all_reduce dst=fp32 dram:G +0 [[64,128],[1,64]], src=fp32 sbuf[0:128] +0 [[1,64]], op=add, "
               "first_core=0, core_count=1\n");
-    expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + outside),
+    // inf2 runs collectives on any group (configs: no collective_rank_counts), so the engines see this
+    // one; trn1's runtime refuses a 1-rank group at load.
+    expect_one_line_error(test::run_command(sim() + " --instance inf2.xlarge run " + outside),
                           "core 1 queue dma0, instruction 0 (all_reduce): core 1 is not in the group of cores 0 to 0");
+    expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + outside),
+                          "all_reduce over 1 ranks from nc0: trn1.2xlarge runs collectives on 2 ranks");
     // Core 0 and core 1 each issue one collective of the group of both.
     auto both = [&](const std::string& name, const std::string& core0, const std::string& core1) {
         const std::string group = ", first_core=0, core_count=2\n";

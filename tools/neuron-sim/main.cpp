@@ -12,6 +12,7 @@
 #include "neuron-sim/fault_command.h"
 #include "module_advice.h"
 #include "neuron-sim/module_tools.h"
+#include "neuron-sim/nccom_test_command.h"
 #include "neuron-sim/run_command.h"
 #include "neuron-sim/serve_command.h"
 
@@ -112,6 +113,24 @@ int sc_main(int argc, char** argv) {
         ->check(CLI::Range(0.0, 1e6))->check(finite_number);
     serve_cmd->add_flag("--json", serve.json, "Print the report as one JSON object");
 
+    nsim::library::CollectiveBenchmarkRequest nccom;
+    CLI::App* nccom_cmd = app.add_subcommand("nccom-test",
+        "Benchmark a collective over the instance's NeuronCores as nccom-test does: one row per buffer size (time, "
+        "algorithm and bus bandwidth in GiB/s), then the average bus bandwidth");
+    nccom_cmd->add_option("operation", nccom.operation, "all_reduce, all_gather or reduce_scatter")
+        ->required()->check(CLI::IsMember({"all_reduce", "all_gather", "reduce_scatter"}));
+    nccom_cmd->add_option("-r,--nworkers", nccom.ranks, "Ranks: NeuronCores 0 .. r-1 (trn1.32xlarge runs 2, 8, 16 or 32)")
+        ->capture_default_str();
+    nccom_cmd->add_option("-b,--minbytes", nccom.min_size, "Smallest buffer, bytes (K, M, G: powers of 1024)")->capture_default_str();
+    nccom_cmd->add_option("-e,--maxbytes", nccom.max_size, "Largest buffer, bytes (K, M, G: powers of 1024)")->capture_default_str();
+    nccom_cmd->add_option("-f,--stepfactor", nccom.factor, "Each size is the previous one times this")->capture_default_str();
+    nccom_cmd->add_option("-d,--datatype", nccom.dtype, "Element type: fp32, bf16, fp16, fp8e4m3, fp8e5m2, int32, int8, uint8")
+        ->capture_default_str();
+    nccom_cmd->add_option("-n,--iters", nccom.iterations, "Timed executions per size")->capture_default_str()
+        ->check(CLI::Range(1u, 100000u));
+    nccom_cmd->add_option("-w,--warmup_iters", nccom.warmup, "Untimed executions before them")->capture_default_str()
+        ->check(CLI::Range(0u, 100000u));
+
     std::string module = nsim::driver::kModuleName;
     CLI::App* modprobe_cmd = app.add_subcommand("modprobe", "Load the simulated neuron driver: probe and reset every device");
     modprobe_cmd->add_option("module", module, "Module name (the simulated host has one: neuron)")->capture_default_str();
@@ -145,6 +164,7 @@ int sc_main(int argc, char** argv) {
         if (*profile_cmd) return nsim::tools::run_program(machine, profile);
         if (*check_cmd) return nsim::tools::check_program(check_path);
         if (*serve_cmd) return nsim::tools::run_serve(machine, serve);
+        if (*nccom_cmd) return nsim::tools::run_nccom_test(machine, nccom);
         return 0;
     }, {{nsim::tools::kHomeVariable, nsim::tools::kHomeHelp},
         {nsim::tools::kInstanceVariable, nsim::tools::kInstanceHelp},

@@ -1,0 +1,152 @@
+#include "library/collective_benchmark.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "isa/access_pattern.h"
+#include "isa/text_format.h"
+#include "library/library_error.h"
+#include "library/program_session.h"
+
+namespace nsim::library {
+namespace {
+
+struct Operation {
+    const char* name;
+    const char* model_tag;  // in the program's name, as nccom-test names its NEFFs ("redsct" seen in neuron-top)
+};
+constexpr Operation kOperations[] = {{"all_reduce", "allr"}, {"all_gather", "allg"}, {"reduce_scatter", "redsct"}};
+
+const Operation& operation_named(const std::string& name) {
+    for (const Operation& op : kOperations)
+        if (name == op.name) return op;
+    throw Error(fmt::format("nccom-test: unknown operation '{}' (all_reduce, all_gather or reduce_scatter)", name));
+}
+
+// nccom-test's -d names the simulator has no element type for.
+constexpr const char* kUnmovedTypes[] = {"fp64", "int16", "uint16", "int64", "uint64", "uint32"};
+
+// Elements of one rank's source and destination buffers for `count` elements of the benchmark's buffer.
+struct Buffers {
+    uint64_t source = 0, destination = 0;
+};
+
+Buffers buffers_of(const std::string& operation, uint64_t count, uint32_t ranks) {
+    if (operation == "all_reduce") return {count, count};
+    // Below one element per rank, each rank still moves one.
+    const uint64_t per_rank = std::max<uint64_t>(1, count / ranks);
+    if (operation == "all_gather") return {per_rank, per_rank * ranks};
+    return {per_rank * ranks, per_rank};  // reduce_scatter
+}
+
+// One program core per rank, each running the collective once on its own buffers. A device's cores
+// share the program's device region, so each takes its own slot of the two tensors.
+isa::Container collective_program(const CollectiveBenchmarkRequest& request, const config::HostSpec& spec, uint64_t size,
+                                  isa::DType dtype) {
+    const Operation& op = operation_named(request.operation);
+    const uint32_t element = isa::size_in_bytes(dtype);
+    const Buffers b = buffers_of(request.operation, size / element, request.ranks);
+    const uint32_t slots = std::max<uint32_t>(1, spec.chip.cores_per_device / std::max<uint32_t>(1, spec.chip.logical_neuroncore_config));
+    const std::string type(isa::name_of(dtype));
+    const uint64_t output_at = (slots * b.source * element + 63) / 64 * 64;
+    std::string text = fmt::format(".target {}\n.cores {}\n", spec.chip.core.version, request.ranks);
+    text += fmt::format(".meta model \"nccom_neff_{}_x1_{}_{}_r{}\"\n", op.model_tag, size, type, request.ranks);
+    text += fmt::format(".tensor input scratch {} [{}, {}] device 0\n", type, slots, b.source);
+    text += fmt::format(".tensor output scratch {} [{}, {}] device {}\n", type, slots, b.destination, output_at);
+    const std::string reduce = request.operation == "all_gather" ? "" : ", op=add";
+    for (uint32_t rank = 0; rank < request.ranks; ++rank) {
+        const uint32_t slot = rank % slots;
+        text += fmt::format(".core {}\n", rank);
+        text += fmt::format("dma0 {} dst={} dram:output +{} [[{},1],[1,{}]], src={} dram:input +{} [[{},1],[1,{}]]{}, "
+                            "first_core=0, core_count={}\n",
+                            request.operation, type, slot * b.destination * element, b.destination, b.destination, type,
+                            slot * b.source * element, b.source, b.source, reduce, request.ranks);
+    }
+    try {
+        return isa::assemble(text, "nccom-test").container;
+    } catch (const isa::AssemblyError& e) {
+        throw Error(fmt::format("nccom-test: could not generate the {} program: {}", request.operation, e.message));
+    }
+}
+
+}  // namespace
+
+uint64_t parse_size(const std::string& text, const std::string& option) {
+    size_t digits = 0;
+    while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+    const std::string suffix = text.substr(digits);
+    uint64_t scale = 0;
+    if (suffix.empty()) scale = 1;
+    else if (suffix == "K" || suffix == "k") scale = uint64_t(1) << 10;
+    else if (suffix == "M" || suffix == "m") scale = uint64_t(1) << 20;
+    else if (suffix == "G" || suffix == "g") scale = uint64_t(1) << 30;
+    if (digits == 0 || scale == 0 || digits > 12)
+        throw Error(fmt::format("nccom-test: {} '{}' is not a size (bytes, or a number followed by K, M or G)", option, text));
+    return std::stoull(text.substr(0, digits)) * scale;
+}
+
+isa::DType collective_dtype(const std::string& name) {
+    if (const auto dtype = isa::dtype_from_name(name)) return *dtype;
+    for (const char* unmoved : kUnmovedTypes)
+        if (name == unmoved)
+            throw Error(fmt::format("nccom-test: data type {} is not supported by the simulated collectives (fp32, bf16, "
+                                    "fp16, fp8e4m3, fp8e5m2, int32, int8, uint8)", name));
+    throw Error(fmt::format("nccom-test: unknown data type '{}'", name));
+}
+
+double bus_factor(const std::string& operation, uint32_t ranks) {
+    const double r = ranks;
+    return operation == "all_reduce" ? 2 * (r - 1) / r : (r - 1) / r;
+}
+
+std::vector<uint64_t> benchmark_sizes(const CollectiveBenchmarkRequest& request) {
+    operation_named(request.operation);
+    if (request.ranks < 2) throw Error(fmt::format("nccom-test: -r {}: a collective needs at least 2 ranks", request.ranks));
+    if (request.iterations == 0) throw Error("nccom-test: -n must be at least 1");
+    const uint32_t element = isa::size_in_bytes(collective_dtype(request.dtype));
+    const uint64_t min = parse_size(request.min_size, "-b"), max = parse_size(request.max_size, "-e");
+    for (const auto& [size, option] : {std::pair{min, "-b"}, std::pair{max, "-e"}}) {
+        if (size == 0) throw Error(fmt::format("nccom-test: {} must be at least one element ({} B of {})", option, element, request.dtype));
+        if (size % element != 0)
+            throw Error(fmt::format("nccom-test: {} {} B is not a whole number of {} elements ({} B each)", option, size,
+                                    request.dtype, element));
+        if (size / element > isa::kMaxOperandElements)
+            throw Error(fmt::format("nccom-test: {} {} B is more than one collective moves ({} elements of {})", option, size,
+                                    isa::kMaxOperandElements, request.dtype));
+    }
+    if (min > max) throw Error(fmt::format("nccom-test: -b {} B is larger than -e {} B", min, max));
+    if (min < max && request.factor < 2) throw Error("nccom-test: -f must be at least 2 to go from -b to -e");
+    std::vector<uint64_t> sizes;
+    for (uint64_t size = min; size <= max; size *= request.factor) {
+        sizes.push_back(size);
+        if (request.factor < 2 || size > max / request.factor) break;
+    }
+    return sizes;
+}
+
+std::vector<CollectiveBenchmarkRow> run_collective_benchmark(Instance& instance, const CollectiveBenchmarkRequest& request,
+                                                             const std::function<void(const CollectiveBenchmarkRow&)>& row_done) {
+    const std::vector<uint64_t> sizes = benchmark_sizes(request);
+    const isa::DType dtype = collective_dtype(request.dtype);
+    std::vector<CollectiveBenchmarkRow> rows;
+    for (uint64_t size : sizes) {
+        Session session(instance, collective_program(request, instance.spec(), size, dtype), false);
+        for (uint32_t i = 0; i < request.warmup; ++i) session.execute();
+        double device_s = 0;
+        for (uint32_t i = 0; i < request.iterations; ++i) device_s += session.execute().device_s;
+        CollectiveBenchmarkRow row;
+        row.size_bytes = size;
+        row.count = size / isa::size_in_bytes(dtype);
+        row.time_us = device_s / request.iterations * 1e6;
+        row.algbw_gib_s = double(size) / (row.time_us * 1e-6) / double(uint64_t(1) << 30);
+        row.busbw_gib_s = row.algbw_gib_s * bus_factor(request.operation, request.ranks);
+        rows.push_back(row);
+        if (row_done) row_done(row);
+    }
+    return rows;
+}
+
+}  // namespace nsim::library

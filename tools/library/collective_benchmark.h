@@ -1,0 +1,53 @@
+// What nccom-test measures (training.md A1.6), on the simulated instance: for each buffer size from
+// min to max (times factor each time) a program of one collective per rank is generated, loaded by
+// the runtime like any program (so neuron-ls and neuron-top see it, and the runtime refuses rank sets
+// it does not run) and executed warmup + iterations times; a row gives the average time of the timed
+// executions and the bandwidths nccom-test derives from it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "isa/types.h"
+#include "library/instance.h"
+
+namespace nsim::library {
+
+struct CollectiveBenchmarkRequest {
+    std::string operation = "all_reduce";  // all_reduce | all_gather | reduce_scatter
+    uint32_t ranks = 2;                    // program cores 0 .. ranks-1 (the process's first NeuronCores)
+    std::string min_size = "32M", max_size = "32M";   // bytes, optionally K, M or G (powers of 1024)
+    uint64_t factor = 2;                   // each size is the previous one times this
+    std::string dtype = "uint8";           // nccom-test's default
+    uint32_t iterations = 20, warmup = 5;
+};
+
+struct CollectiveBenchmarkRow {
+    uint64_t size_bytes = 0;   // the collective's buffer: all_reduce's and reduce_scatter's input, all_gather's output
+    uint64_t count = 0;        // elements of that buffer
+    double time_us = 0;        // average over the timed executions: the engines, doorbell to the last rank's completion
+    double algbw_gib_s = 0;    // size / time
+    double busbw_gib_s = 0;    // algbw x bus factor
+};
+
+// A size such as 8, 64K, 32M or 1G in bytes; Error (one line) naming `option` otherwise.
+uint64_t parse_size(const std::string& text, const std::string& option);
+// The element type named as nccom-test's -d names it; Error (one line) for a name it does not know or
+// a type the simulated collectives do not move.
+isa::DType collective_dtype(const std::string& name);
+// nccom-test's bus factor: all_reduce 2(r-1)/r, all_gather and reduce_scatter (r-1)/r.
+double bus_factor(const std::string& operation, uint32_t ranks);
+// The sizes of a request, checked with the rest of it (one-line Error: fewer than 2 ranks, no
+// iterations, a size of 0, not a whole number of elements, min above max, a factor below 2 when
+// min < max, more elements than an operand holds, an unknown operation or data type).
+std::vector<uint64_t> benchmark_sizes(const CollectiveBenchmarkRequest& request);
+
+// Runs the request on `instance`, calling `row_done` after each size (so a tool prints as it goes).
+// Error (one line) for a bad request, or when the runtime refuses the program (rank set, memory).
+std::vector<CollectiveBenchmarkRow> run_collective_benchmark(
+    Instance& instance, const CollectiveBenchmarkRequest& request,
+    const std::function<void(const CollectiveBenchmarkRow&)>& row_done = {});
+
+}  // namespace nsim::library
