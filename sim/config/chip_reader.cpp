@@ -254,7 +254,7 @@ PcieLinkSpec read_pcie(const ConfigNode& node) {
 
 DeviceMemorySpec read_memory(const ConfigNode& node) {
     node.check_keys({"type", "channels", "channel_bytes", "channel_stride_bytes", "bytes_per_s",
-                     "latency_s"});
+                     "latency_s", "refresh_interval_s", "refresh_time_s"});
     DeviceMemorySpec memory;
     memory.type = node.at("type").as_string();
     memory.channels = positive_u32(node.at("channels"));
@@ -267,6 +267,17 @@ DeviceMemorySpec read_memory(const ConfigNode& node) {
         stride.fail("must be at least channel_bytes (channels would overlap)");
     memory.bytes_per_s = positive(node.at("bytes_per_s"), Quantity::bytes_per_second);
     memory.latency_s = positive(node.at("latency_s"), Quantity::seconds);
+    // Refresh: both keys or neither, and a refresh shorter than its interval.
+    const auto interval = node.find("refresh_interval_s");
+    const auto time = node.find("refresh_time_s");
+    if (bool(interval) != bool(time))
+        (interval ? *interval : *time).fail("refresh_interval_s and refresh_time_s go together (neither: no refresh)");
+    if (interval) {
+        memory.refresh_interval_s = positive(*interval, Quantity::seconds);
+        memory.refresh_time_s = positive(*time, Quantity::seconds);
+        if (memory.refresh_time_s >= memory.refresh_interval_s)
+            time->fail("must be shorter than refresh_interval_s (the channel would never serve)");
+    }
     return memory;
 }
 

@@ -112,6 +112,17 @@ struct DeviceMemorySpec {
     uint64_t channel_stride_bytes = 0; // device-address distance between channels; power of two
     double bytes_per_s = 0;           // total bandwidth of all channels of the device
     double latency_s = 0;             // access latency
+    // All-bank refresh: every refresh_interval_s (tREFI) a channel serves nothing for refresh_time_s
+    // (tRFC). 0: no refresh that stops the channel (per-bank refresh hides it, or none is modelled).
+    double refresh_interval_s = 0;
+    double refresh_time_s = 0;
+    // What one channel sustains: its share of bytes_per_s less the share of time its refreshes stop
+    // it. Spread over every transfer rather than placed at absolute times (a DMA burst is shorter
+    // than tREFI, and an execution's time then does not depend on when it started).
+    double channel_bytes_per_s() const {
+        const double peak = bytes_per_s / channels;
+        return refresh_interval_s > 0 ? peak * (1 - refresh_time_s / refresh_interval_s) : peak;
+    }
     uint64_t total_bytes() const { return uint64_t(channels) * channel_bytes; }
 };
 

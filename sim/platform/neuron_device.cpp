@@ -40,7 +40,7 @@ NeuronDevice::NeuronDevice(sc_core::sc_module_name name, const config::ChipSpec&
         }
     }
 
-    const double channel_rate = chip.memory.bytes_per_s / chip.memory.channels;
+    const double channel_rate = chip.memory.channel_bytes_per_s();
     const sc_core::sc_time memory_latency(chip.memory.latency_s, sc_core::SC_SEC);
     for (unsigned c = 0; c < chip.memory.channels; ++c) {
         channels_.push_back(std::make_unique<TimedMemory>(fmt::format("memory{}", c).c_str(),

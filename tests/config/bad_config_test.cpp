@@ -100,7 +100,8 @@ TEST_F(ConfigBadFile, MissingConfigDirectory) {
 TEST_F(ConfigBadFile, UnknownKey) {
     expect_error("      channels: 2", "      chanels: 2", "chanels:",
                        "key 'chips.testchip.memory.chanels': unknown key (expected one of: type, "
-                       "channels, channel_bytes, channel_stride_bytes, bytes_per_s, latency_s)");
+                       "channels, channel_bytes, channel_stride_bytes, bytes_per_s, latency_s, "
+                       "refresh_interval_s, refresh_time_s)");
 }
 
 TEST_F(ConfigBadFile, UnknownTopLevelKey) {
@@ -293,6 +294,19 @@ TEST_F(ConfigBadFile, NumaNodeCpusWithoutDeviceNumaNodes) {
 TEST_F(ConfigBadFile, MemoryStrideNotAPowerOfTwo) {
     expect_error("channel_stride_bytes: 64GiB", "channel_stride_bytes: 48GiB", "channel_stride_bytes", "key 'chips.testchip.memory.channel_stride_bytes': "
                        "must be a power of two (the device decodes channel addresses by bits)");
+}
+
+TEST_F(ConfigBadFile, RefreshIntervalWithoutRefreshTime) {
+    expect_error("      latency_s: 90ns\n", "      latency_s: 90ns\n      refresh_interval_s: 7.8us\n",
+                 "refresh_interval_s:", "key 'chips.testchip.memory.refresh_interval_s': refresh_interval_s and "
+                                        "refresh_time_s go together (neither: no refresh)");
+}
+
+TEST_F(ConfigBadFile, RefreshNotShorterThanItsInterval) {
+    expect_error("      latency_s: 90ns\n",
+                 "      latency_s: 90ns\n      refresh_interval_s: 300ns\n      refresh_time_s: 350ns\n",
+                 "refresh_time_s:", "key 'chips.testchip.memory.refresh_time_s': must be shorter than "
+                                    "refresh_interval_s (the channel would never serve)");
 }
 
 TEST_F(ConfigBadFile, BarSizeNotAPowerOfTwo) {

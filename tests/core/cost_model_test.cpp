@@ -251,7 +251,7 @@ struct ShareLegs {
     const config::ChipSpec& chip;
     double engine(double bytes) const { return bytes / chip.core.dma_engine_bytes_per_s; }
     double channel(double bytes) const {
-        return bytes / (chip.memory.bytes_per_s / chip.memory.channels) + chip.memory.latency_s;
+        return bytes / chip.memory.channel_bytes_per_s() + chip.memory.latency_s;
     }
     double link(double bytes) const { return bytes / chip.link.bytes_per_s + chip.link.latency_s; }
     double pcie(double bytes) const { return bytes / chip.pcie.bytes_per_s + chip.pcie.latency_s; }

@@ -162,7 +162,7 @@ TEST(Dma, EnginesOfBothCoresContendForTheDeviceMemory) {
     // together ask for more than it has, so the same per-core work takes longer. An input lives once,
     // in the home channel (next to core 0), so both cores read it there.
     const auto& chip = test::shipped_configs().chip("trainium1");
-    const double channel = chip.memory.bytes_per_s / chip.memory.channels;
+    const double channel = chip.memory.channel_bytes_per_s();
     const unsigned engines = v2().dma_engines;
     ASSERT_LT(engines * v2().dma_engine_bytes_per_s, channel);
     ASSERT_GT(2 * engines * v2().dma_engine_bytes_per_s, channel);

@@ -57,7 +57,7 @@ TEST(HostTransport, WriteThenReadDeviceMemoryThroughPcie) {
     // Latency from the parameters: the link crossing(s) plus the memory channel's access.
     const double n = double(data.size());
     const double pcie = n / chip.pcie.bytes_per_s;
-    const double memory = n / (chip.memory.bytes_per_s / chip.memory.channels);
+    const double memory = n / chip.memory.channel_bytes_per_s();
     const double expected_write = chip.pcie.latency_s + pcie + chip.memory.latency_s + memory;
     const double expected_read = 2 * chip.pcie.latency_s + pcie + chip.memory.latency_s + memory;
     EXPECT_NEAR(seconds(write_time), expected_write, 1e-12);
@@ -147,7 +147,7 @@ TEST(DeviceTransport, LinkCarriesWritesToThePeerDevice) {
     EXPECT_EQ(stored, data);
     const double n = double(data.size());
     const double expected = chip.link.latency_s + n / chip.link.bytes_per_s + chip.memory.latency_s +
-                            n / (chip.memory.bytes_per_s / chip.memory.channels);
+                            n / chip.memory.channel_bytes_per_s();
     EXPECT_NEAR(seconds(delay), expected, 1e-12);
 }
 
