@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <stdexcept>
 
 #include "builder/program_builder.h"
@@ -70,6 +72,8 @@ isa::Container build_training_program(const config::NeuronCoreSpec& spec, const 
     program.set_metadata("num_labels", std::to_string(c.num_labels));
     program.set_metadata("vocab_size", std::to_string(c.vocab_size));
     program.set_metadata("weights", "included");
+    // What a checkpoint of the trained parameters needs (neuron-sim train --save).
+    program.set_metadata("bert_config", bert_config_to_json(c).dump());
     return program.finish();
 }
 

@@ -124,6 +124,7 @@ int sc_main(int argc, char** argv) {
         ->check(CLI::Range(0.0, 10.0))->check(finite_number);
     train_cmd->add_option("--warmup-steps", train.warmup_steps, "Steps of linear warmup from 0")->check(CLI::Range(0u, 1000000u));
     train_cmd->add_option("--weight-decay", train.weight_decay, "AdamW's decoupled weight decay")->check(CLI::Range(0.0, 1.0))->check(finite_number);
+    train_cmd->add_option("--save", train.save, "With --functional: write the trained model to this directory (config.json, model.safetensors with Hugging Face names, vocab.txt) for neuron-build bert --weights");
     train_cmd->add_flag("--json", train.json, "Print the steps and the report as one JSON object (no LOG lines)");
 
     std::string module = nsim::driver::kModuleName;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -12,6 +13,7 @@
 #include "library/instance.h"
 #include "library/model_vocabulary.h"
 #include "library/program_preparation.h"
+#include "library/training_checkpoint.h"
 #include "library/training_report.h"
 #include "library/training_run.h"
 #include "tokenizer/bert_tokenizer.h"
@@ -45,9 +47,11 @@ int run_train(const MachineSelection& machine, const TrainOptions& o) {
     if (o.functional) {
         const kernels::BertTokenizer tokenizer(library::model_vocabulary(program, o.vocab));
         data = library::training_data(o.data.empty() ? library::default_training_data_path() : o.data, tokenizer, shape);
-    } else if (!o.data.empty()) {
-        throw UserError("--data needs --functional (a timing run computes no values)");
+    } else if (!o.data.empty() || !o.save.empty()) {
+        throw UserError(std::string(o.save.empty() ? "--data" : "--save") + " needs --functional (a timing run computes no values)");
     }
+    if (std::error_code ec; !o.save.empty() && std::filesystem::exists(o.save, ec) && !std::filesystem::is_directory(o.save, ec))
+        throw UserError("--save " + o.save + ": exists and is not a directory");
     library::Instance instance(spec);
     library::Session session(instance, program, o.functional);
     library::TrainingSchedule schedule;
@@ -62,6 +66,8 @@ int run_train(const MachineSelection& machine, const TrainOptions& o) {
         if (!o.json) std::cout << log_line(steps.back(), o.functional) << std::endl;
     }
     const library::TrainingReport report = library::training_report(session, shape, steps, o.functional);
+    if (!o.save.empty())
+        library::save_training_checkpoint(session, o.save, library::model_vocabulary_path(program, o.vocab));
     if (o.json) std::cout << library::training_report_json(report).dump(2) << "\n";
     else std::cout << "\n" << library::training_report_text(report);
     return 0;

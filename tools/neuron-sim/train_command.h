@@ -3,7 +3,8 @@
 // script's log line per step (LOG <date> - (0, <step>) step_loss : <x>  learning_rate : <y>
 // throughput : <z>), then a report: step time, sequences/s, MFU (training.md A2.2), the last step's
 // engines, and the program's device memory by kind (weights, gradients, optimizer states, the rest).
-// --functional trains for real on labelled sentence pairs (--data, default MRPC of shared/data).
+// --functional trains for real on labelled sentence pairs (--data, default MRPC of shared/data);
+// --save DIR then writes the trained model as a checkpoint `neuron-build bert --weights DIR` loads.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,7 @@ struct TrainOptions {
     double lr = 5e-5;
     uint32_t warmup_steps = 0;
     double weight_decay = 0.01;
+    std::string save;   // checkpoint directory to write after the steps
     bool json = false;
 };
 
