@@ -67,6 +67,24 @@ Buffer CoreBuilder::sbuf(uint64_t bytes_per_partition, const std::string& what) 
     return b;
 }
 
+uint64_t CoreBuilder::sbuf_mark() {
+    allocate_join_scratch();
+    return sbuf_top_;
+}
+
+void CoreBuilder::sbuf_rewind(uint64_t mark) {
+    if (mark > sbuf_top_) throw std::logic_error("sbuf_rewind: beyond what is allocated");
+    if (join_scratch_.id == UINT32_MAX || join_scratch_.offset >= mark)
+        throw std::logic_error("sbuf_rewind: to a point not from sbuf_mark");
+    sbuf_top_ = mark;
+}
+
+void CoreBuilder::allocate_join_scratch() {
+    if (join_scratch_.id != UINT32_MAX) return;
+    join_scratch_ = sbuf(2 * 4, "join scratch");
+    tracked_[join_scratch_.id] = false;
+}
+
 Buffer CoreBuilder::sbuf_region(uint64_t bytes_per_partition, const std::string& what) {
     Buffer b = sbuf(bytes_per_partition, what);
     tracked_[b.id] = false;
@@ -317,10 +335,7 @@ CoreBuilder::SyncPoint CoreBuilder::join(const SyncSet& deps) {
         const Engine e = queues_[p.queue].engine;
         if (e == Engine::Act || e == Engine::Dve || e == Engine::Pool) engine = e, latest = p.order;
     }
-    if (join_scratch_.id == UINT32_MAX) {
-        join_scratch_ = sbuf(2 * 4, "join scratch");
-        tracked_[join_scratch_.id] = false;
-    }
+    allocate_join_scratch();
     View dst = tile(join_scratch_, isa::DType::Fp32, 0, 1, 0, 1), src = tile(join_scratch_, isa::DType::Fp32, 0, 1, 1, 1);
     dst.buffer.id = src.buffer.id = UINT32_MAX;  // not a data dependency of anything
     Instruction marker = make(Opcode::TensorCopy);

@@ -80,6 +80,12 @@ public:
     // contain it. Hazards between the two are tracked.
     Buffer sbuf_alias(const Buffer& base, uint64_t offset, uint64_t bytes_per_partition);
     uint64_t sbuf_used() const { return sbuf_top_; }
+    // A point to rewind to: sbuf_rewind(mark) gives back every byte allocated after it, and later
+    // buffers reuse them (one micro-step of a training program after another). The buffers that held
+    // them must not be used again; hazards between them and the new ones are tracked as for aliases
+    // (they overlap). The builder's own scratch (joins) is allocated before the mark, so it survives.
+    uint64_t sbuf_mark();
+    void sbuf_rewind(uint64_t mark);
     uint32_t psum_banks() const { return spec_.psum.banks; }
     uint64_t psum_bank_bytes() const { return spec_.psum.bytes_per_partition / spec_.psum.banks; }
     // Granules [first, first + count) of PSUM bank `bank` as one buffer (kPsumGranules per bank; a
@@ -172,6 +178,7 @@ private:
     // instruction, and runs no nops): a compute engine among them waits for the others, then a
     // one-element copy on it signals its progress; the DMA waits for that.
     SyncPoint join(const SyncSet& deps);
+    void allocate_join_scratch();
     SyncSet dma_dependencies(DmaChannel& channel, const std::vector<Use>& uses);
     // Emits a transfer's pieces (dma_copy or dma_gather) round robin on the channel's queues.
     void transfer(DmaChannel& channel, const std::vector<isa::Instruction>& pieces, const std::vector<Use>& uses);

@@ -26,7 +26,6 @@ void adamw(KernelContext& ctx, TileSet& p, const TileSet& g, TileSet& m, TileSet
     for (const TileSet* t : {&g, static_cast<const TileSet*>(&m), static_cast<const TileSet*>(&v)})
         if (t->rows != p.rows || t->columns != p.columns || t->tile_rows != p.tile_rows)
             throw std::logic_error("adamw: p, g, m, v differ in shape");
-    if (m.dtype != isa::DType::Fp32 || v.dtype != isa::DType::Fp32) throw std::logic_error("adamw: m and v are fp32");
     CoreBuilder& core = ctx.core;
     const isa::Engine dve = isa::Engine::Dve;
     const uint32_t columns = p.columns;

@@ -1,6 +1,7 @@
-// AdamW on the device with fp32 optimizer states (training.md A2.3 "AdamW_FP32OptimParams": the grad
-// upcast to fp32, m and v in fp32, the update written to the parameter in its own dtype - bf16 with
-// stochastic rounding when the program turns it on). Element-wise on the vector engine, any layout:
+// AdamW on the device (training.md A2.3): with fp32 optimizer states ("AdamW_FP32OptimParams": the
+// grad upcast to fp32, m and v in fp32, the update written to the parameter in its own dtype - bf16
+// with stochastic rounding when the program turns it on), or with m and v in the parameter's dtype
+// (SDK 2.3's all-BF16 AdamW). Element-wise on the vector engine, any layout:
 //   m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2
 //   p = p decay - step_size m / (sqrt(v bias2) + eps)
 // with the step-dependent scalars decay = 1 - lr wd, step_size = lr / (1 - b1^t), bias2 = 1 / (1 - b2^t)
@@ -21,7 +22,8 @@ enum AdamWScalar : uint32_t { kDecay = 0, kStepSize = 1, kBias2 = 2, kAdamWScala
 // decay, step_size, bias2 for step t (1-based).
 std::vector<float> adamw_step_scalars(double lr, double weight_decay, double beta1, double beta2, uint32_t t);
 
-// p (any dtype), g (any dtype), m, v (fp32): the same shape and tiling. scalars: fp32 [partitions,
+// p, g (any dtype), m, v (fp32, or the parameter's dtype for the all-BF16 AdamW of SDK 2.3 - the
+// engines compute in fp32 and round each write): the same shape and tiling. scalars: fp32 [partitions,
 // kAdamWScalars], the step scalars broadcast over partitions (load_broadcast_row).
 void adamw(KernelContext& ctx, TileSet& p, const TileSet& g, TileSet& m, TileSet& v, const builder::Buffer& scalars,
            const AdamWConstants& constants);

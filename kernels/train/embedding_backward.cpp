@@ -7,7 +7,7 @@ namespace nsim::kernels::train {
 using builder::View;
 
 void embedding_backward(KernelContext& ctx, const TileSet& ids, const TileSet& dy, const builder::Buffer& index_row,
-                        TileSet& table_grad) {
+                        TileSet& table_grad, uint32_t first_row) {
     if (ids.rows != dy.rows || ids.columns != 1 || ids.dtype != isa::DType::Fp32)
         throw std::logic_error("embedding_backward: ids are one fp32 per token");
     if (table_grad.columns != dy.columns) throw std::logic_error("embedding_backward: table width");
@@ -22,7 +22,8 @@ void embedding_backward(KernelContext& ctx, const TileSet& ids, const TileSet& d
         for (uint32_t k = 0; k < dy.tiles.size(); ++k) {
             const uint32_t n = dy.rows_of(k);
             const View shifted = builder::tile(shifted_ids, isa::DType::Fp32, 0, n, 0, 1);
-            core.tensor_scalar(isa::Engine::Dve, shifted, ids.view(k, 0, 1), isa::AluOp::Subtract, float(b * block));
+            core.tensor_scalar(isa::Engine::Dve, shifted, ids.view(k, 0, 1), isa::AluOp::Subtract,
+                               float(first_row + b * block));
             core.tensor_partition_scalar(isa::Engine::Dve, block_onehot.view(k, 0, rows),
                                          builder::tile(index_row, isa::DType::Fp32, 0, n, 0, rows), isa::AluOp::IsEqual,
                                          shifted);

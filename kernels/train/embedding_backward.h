@@ -13,8 +13,9 @@
 namespace nsim::kernels::train {
 
 // ids [tokens, 1] fp32 (exact ids < 2^24); dy [tokens, hidden] token-major; index_row fp32
-// [partitions, >= 128] holding 0, 1, ... (add_index_row); table_grad [rows, hidden].
+// [partitions, >= 128] holding 0, 1, ... (add_index_row); table_grad [rows, hidden]: the gradient of
+// table rows [first_row, first_row + rows) (a large table's in parts).
 void embedding_backward(KernelContext& ctx, const TileSet& ids, const TileSet& dy, const builder::Buffer& index_row,
-                        TileSet& table_grad);
+                        TileSet& table_grad, uint32_t first_row = 0);
 
 }  // namespace nsim::kernels::train

@@ -21,45 +21,52 @@ std::pair<uint32_t, uint32_t> matrix_shape(const Tensor& t) {
 
 class Loader {
 public:
-    Loader(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel)
-        : ctx_(ctx), program_(program), channel_(channel), act_(ctx.dtypes.activation) {}
+    Loader(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel, isa::DType states)
+        : ctx_(ctx), program_(program), channel_(channel), act_(ctx.dtypes.activation), states_(states) {}
 
+    // A tensor the program updates (a parameter, an optimizer state, W^T): Scratch, which the
+    // runtime loads once and the program may write, so each execution starts where the last ended.
     uint32_t add(const std::string& name, const Tensor& t, isa::DType dtype) {
         const auto [rows, columns] = matrix_shape(t);
-        return program_.add_tensor(name, isa::TensorRole::Weight, dtype, {rows, columns},
+        return program_.add_tensor(name, isa::TensorRole::Scratch, dtype, {rows, columns},
                                    builder::encode_values(t.values, dtype));
     }
 
-    // A [1, n] tensor broadcast over every partition of a new buffer.
-    builder::Buffer broadcast(const std::string& name, const Tensor& row, isa::DType dtype) {
-        const uint32_t n = uint32_t(row.size()), partitions = ctx_.partitions();
-        const uint32_t tensor = add(name, row, dtype);
+    // Parameter `tensor` ([1, n] in the activation dtype) broadcast over every partition of a new
+    // buffer of `dtype`, at every execution (so it is the parameter the last step wrote).
+    builder::Buffer broadcast(const std::string& name, uint32_t tensor, uint32_t n, isa::DType dtype) {
+        const uint32_t partitions = ctx_.partitions();
         const builder::Buffer b = ctx_.core.sbuf(uint64_t(n) * isa::size_in_bytes(dtype), name);
-        const View src = builder::dram(builder::dram_rows(tensor, dtype, n, 0, partitions, 0, n, 0));
+        const View src = builder::dram(builder::dram_rows(tensor, act_, n, 0, partitions, 0, n, 0));
         ctx_.core.dma(channel_, builder::CoreBuilder::split_rows(builder::tile(b, dtype, 0, partitions, 0, n), src, 1));
         return b;
     }
 
-    // Feature i * tile_rows + p in column i of partition p (device::ColumnParams).
-    device::ColumnParams columns(const std::string& name, const Tensor& v) {
-        const uint32_t rows = device::partition_tile_rows(ctx_.core.spec()), n = uint32_t(v.size());
-        const uint32_t count = (n + rows - 1) / rows;
-        Tensor t({rows, count});
-        for (uint32_t i = 0; i < n; ++i) t.values[(i % rows) * count + i / rows] = v.values[i];
-        const uint32_t tensor = add(name, t, isa::DType::Fp32);
+    // Parameter `tensor` ([1, n]) as fp32 columns: feature i * tile_rows + p in column i of
+    // partition p (device::ColumnParams), read with a strided transfer at every execution.
+    device::ColumnParams columns(const std::string& name, uint32_t tensor, uint32_t n) {
+        const uint32_t rows = device::partition_tile_rows(ctx_.core.spec());
+        const uint32_t full = n / rows, tail = n % rows, count = full + (tail > 0);
         const builder::Buffer b = ctx_.core.sbuf(uint64_t(count) * 4, name);
-        const View src = builder::dram(builder::dram_rows(tensor, isa::DType::Fp32, count, 0, rows, 0, count));
-        ctx_.core.dma(channel_, builder::CoreBuilder::split_rows(builder::tile(b, isa::DType::Fp32, 0, rows, 0, count), src, 1));
+        auto strided = [&](uint32_t partitions, uint32_t first_column, uint32_t columns) {
+            isa::AccessPattern src = builder::dram_rows(tensor, act_, 1, 0, partitions, 0, 1, 1);
+            src.offset = uint64_t(first_column) * rows * isa::size_in_bytes(act_);
+            src.dims[0] = {int32_t(rows), columns};
+            const View dst = builder::tile(b, isa::DType::Fp32, 0, partitions, first_column, columns);
+            ctx_.core.dma(channel_, {builder::DmaPiece{full > 0 && tail > 0 ? dst.part() : dst, builder::dram(src)}});
+        };
+        if (full > 0) strided(rows, 0, full);
+        if (tail > 0) strided(tail, full, 1);
         return {b, 0};
     }
 
     // The parameter (activation dtype) and its states, remembered for AdamW.
-    uint32_t parameter(const std::string& name, const Tensor& p, const Tensor& m, const Tensor& v) {
+    ParameterTensors& parameter(const std::string& name, const Tensor& p, const Tensor& m, const Tensor& v) {
         const auto [rows, columns] = matrix_shape(p);
-        ParameterTensors t{name, rows, columns, add(name, p, act_), add(name + "/adam_m", m, isa::DType::Fp32),
-                           add(name + "/adam_v", v, isa::DType::Fp32)};
+        ParameterTensors t{name, rows, columns, add(name, p, act_), add(name + "/adam_m", m, states_),
+                           add(name + "/adam_v", v, states_)};
         parameters.push_back(t);
-        return t.parameter;
+        return parameters.back();
     }
 
     TrainedLinear linear(const std::string& name, const LinearWeights& w, const LinearWeights& m,
@@ -67,25 +74,28 @@ public:
         const isa::DType mm = ctx_.dtypes.matmul;
         const uint32_t out = uint32_t(w.weight.shape[0]), in = uint32_t(w.weight.shape[1]);
         TrainedLinear t;
-        t.backward = {parameter(name + ".weight", w.weight, m.weight, v.weight), out, in, mm};
-        parameter(name + ".bias", w.bias, m.bias, v.bias);
-        t.forward = {add(name + ".weight^T", transposed(w.weight), mm), in, out, mm};
-        t.bias_columns = columns(name + ".bias/columns", w.bias);
-        if (bias_row) t.bias_row = broadcast(name + ".bias/row", w.bias, isa::DType::Fp32);
+        ParameterTensors& weight = parameter(name + ".weight", w.weight, m.weight, v.weight);
+        weight.transposed = add(name + ".weight^T", transposed(w.weight), mm);
+        t.backward = {weight.parameter, out, in, mm};
+        t.forward = {weight.transposed, in, out, mm};
+        const uint32_t bias = parameter(name + ".bias", w.bias, m.bias, v.bias).parameter;
+        t.bias_columns = columns(name + ".bias/columns", bias, out);
+        if (bias_row) t.bias_row = broadcast(name + ".bias/row", bias, out, isa::DType::Fp32);
         return t;
     }
 
     TrainedNorm norm(const std::string& name, const LayerNormWeights& w, const LayerNormWeights& m,
                      const LayerNormWeights& v) {
-        parameter(name + ".weight", w.gamma, m.gamma, v.gamma);
-        parameter(name + ".bias", w.beta, m.beta, v.beta);
-        return {broadcast(name + ".weight/row", w.gamma, act_), broadcast(name + ".bias/row", w.beta, act_),
-                broadcast(name + ".weight/fp32 row", w.gamma, isa::DType::Fp32), columns(name + ".weight/columns", w.gamma),
-                columns(name + ".bias/columns", w.beta)};
+        const uint32_t n = uint32_t(w.gamma.size());
+        const uint32_t gamma = parameter(name + ".weight", w.gamma, m.gamma, v.gamma).parameter;
+        const uint32_t beta = parameter(name + ".bias", w.beta, m.beta, v.beta).parameter;
+        return {broadcast(name + ".weight/row", gamma, n, act_), broadcast(name + ".bias/row", beta, n, act_),
+                broadcast(name + ".weight/fp32 row", gamma, n, isa::DType::Fp32), columns(name + ".weight/columns", gamma, n),
+                columns(name + ".bias/columns", beta, n)};
     }
 
     device::DramMatrix table(const std::string& name, const Tensor& w, const Tensor& m, const Tensor& v) {
-        return {parameter(name, w, m, v), uint32_t(w.shape[0]), uint32_t(w.shape[1]), act_};
+        return {parameter(name, w, m, v).parameter, uint32_t(w.shape[0]), uint32_t(w.shape[1]), act_};
     }
 
     std::vector<ParameterTensors> parameters;
@@ -94,18 +104,20 @@ private:
     KernelContext& ctx_;
     builder::ProgramBuilder& program_;
     builder::DmaChannel& channel_;
-    isa::DType act_;
+    isa::DType act_, states_;
 };
 
 }  // namespace
 
 TrainedBert load_trained_bert(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel,
-                              const BertWeights& w, const BertWeights& m, const BertWeights& v) {
+                              const BertWeights& w, const BertWeights& m, const BertWeights& v, isa::DType states) {
     if (ctx.dtypes.matmul != ctx.dtypes.activation)
         throw std::invalid_argument("training step: the matmul and activation dtypes must be the same (fp32 or bf16)");
     if (!w.embeddings || !m.embeddings || !v.embeddings)
         throw std::invalid_argument("training step: the weights and optimizer states need the embeddings");
-    Loader load(ctx, program, channel);
+    if (states != isa::DType::Fp32 && states != ctx.dtypes.activation)
+        throw std::invalid_argument("training step: optimizer states are fp32 or the parameters' dtype");
+    Loader load(ctx, program, channel, states);
     TrainedBert t;
     const BertEmbeddingWeights &we = *w.embeddings, &me = *m.embeddings, &ve = *v.embeddings;
     t.tables.word = load.table("bert.embeddings.word_embeddings.weight", we.word, me.word, ve.word);

@@ -3,7 +3,7 @@
 // [rows, hidden]) in the activation dtype - the copy AdamW updates and dX = dY W streams - plus what
 // the forward kernels read: W^T [in, out] for the weight ring, biases as per-partition columns for
 // feature-major outputs or as broadcast rows for token-major ones, layernorm gamma/beta as broadcast
-// rows (and fp32 gamma rows for the backward), and fp32 m and v per parameter (AdamW's states).
+// rows (and fp32 gamma rows for the backward), and m and v per parameter (AdamW's states).
 // Requires the matmul and activation dtypes to be the same (fp32 or bf16 programs): the parameter
 // copy is also the backward's weight operand.
 #pragma once
@@ -35,11 +35,13 @@ struct TrainedLayer {
 };
 
 // One parameter as AdamW sees it: [rows, columns] tensors in device memory (the parameter in the
-// activation dtype, m and v in fp32), in bert_tensor_slots order.
+// activation dtype, m and v in the states' dtype), in bert_tensor_slots order; a linear weight also
+// has its W^T [columns, rows], which the update rewrites.
 struct ParameterTensors {
     std::string name;
     uint32_t rows = 0, columns = 0;
     uint32_t parameter = 0, m = 0, v = 0;
+    uint32_t transposed = isa::kNoTensor;
 };
 
 struct TrainedBert {
@@ -51,9 +53,13 @@ struct TrainedBert {
 };
 
 // Adds every tensor to `program` (m and v: AdamW's states before this step, the same layout as
-// `weights`) and loads the on-chip ones over `channel`.
+// `weights`, stored as `states`: fp32 or the activation dtype) and loads the on-chip ones over
+// `channel`. The parameters, states and W^T are Scratch tensors (loaded once, then the program's to
+// update); the on-chip copies (bias columns and rows, layernorm rows) are read from the parameters
+// at each execution, so a step sees what the one before it wrote.
 TrainedBert load_trained_bert(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel,
-                              const BertWeights& weights, const BertWeights& m, const BertWeights& v);
+                              const BertWeights& weights, const BertWeights& m, const BertWeights& v,
+                              isa::DType states = isa::DType::Fp32);
 
 // An fp32 [tile rows, count] buffer of zeros: the value bias of attention when V already holds it.
 device::ColumnParams zero_columns(KernelContext& ctx, uint32_t count);

@@ -1,14 +1,19 @@
-// One training step of BertForSequenceClassification as ONE device program on one NeuronCore:
-//   forward   training_forward (embedding gathers, the encoder layers, pooler, classifier), keeping
-//             what the backward reads
-//   loss      cross_entropy: the mean loss and dlogits
-//   backward  classifier_head_backward, encoder_layer_backward per layer (last to first), the
-//             embedding layernorm's backward and the scatter-adds into the word, position and
-//             token-type tables (embedding_backward)
-//   update    adamw on every parameter with fp32 m and v, in bert_tensor_slots order
-// What it does not do yet: write the updated parameters back over the ones the next step reads (they
-// go to output tensors), keep W^T in step with W, accumulate gradients over micro-batches, all-reduce
-// between cores, clip, or dropout.
+// One optimizer step of BertForSequenceClassification as ONE device program on one NeuronCore,
+// executed once per step with that step's micro-batches and learning rate (the BERT script's
+// structure, training.md A2.2):
+//   per micro-step k (grad_accum of them, each reusing the on-chip memory of the one before)
+//     forward   training_forward, keeping what the backward reads
+//     loss      cross_entropy: the micro-batch's mean loss into column k of the loss output
+//     backward  classifier_head_backward, encoder_layer_backward per layer (last to first), the
+//               embedding layernorm's backward and the scatter-adds into the word, position and
+//               token-type tables (embedding_backward)
+//     accumulate  each parameter's gradient added into its fp32 sum in device memory
+//   [all-reduce of the sums between data-parallel cores: not built, its slot is here]
+//   optimizer  optimizer_step: average, clip, AdamW, and the parameters, states and W^T written back
+//              over the ones the next execution reads.
+// The parameters and AdamW's states are Scratch tensors named as Hugging Face names the parameter
+// (m and v: "/adam_m", "/adam_v" after it): the runtime loads them once, each execution updates them,
+// and they can be read back (a checkpoint) at any time. Not built: dropout, all-reduce.
 #pragma once
 
 #include "bert/bert_weights.h"
@@ -17,28 +22,43 @@
 
 namespace nsim::kernels::train {
 
-struct TrainingHyper {
-    double lr = 1e-3, weight_decay = 0.01;
+struct TrainingOptions {
+    uint32_t micro_batch = 1, seq = 0;  // sequences and tokens of one micro-batch
+    uint32_t grad_accum = 1;            // micro-steps per optimizer step
+    float max_grad_norm = 0;            // clip_grad_norm_'s max_norm; 0: no clipping
     AdamWConstants constants;
-    uint32_t step = 1;  // 1-based, for the bias corrections
+    isa::DType optimizer_states = isa::DType::Fp32;  // or the parameters' dtype (all-BF16 AdamW)
+    // How much goes through on-chip memory at once: rows of an embedding table's gradient, and bytes
+    // per partition of one chunk of a parameter in the optimizer (tests make them small).
+    uint32_t table_chunk_rows = 1024;
+    uint64_t optimizer_chunk_bytes = 48 * 1024;
 };
 
-// The program's fp32 output tensors: the loss ([1, 1], the batch mean) and, per parameter
-// ([rows, columns] as bert_tensor_slots lists it, vectors as one row), its gradient, the updated
-// parameter and AdamW's updated m and v, named by these functions of the parameter's name.
-struct TrainingStepOutputs {
-    std::string loss = "loss";
-    std::vector<std::string> parameters;  // bert_tensor_slots order
-};
-std::string gradient_output(const std::string& parameter);
-std::string parameter_output(const std::string& parameter);
-std::string m_output(const std::string& parameter);
-std::string v_output(const std::string& parameter);
+// The tensors the host writes before each execution: per micro-step k, int32 [micro_batch, seq]
+// ids, token types and attention mask and the fp32 [micro_batch, 1] labels; and the step's AdamW
+// scalars (fp32 [1, kAdamWScalars], adamw_step_scalars). What it reads after: the loss.
+std::string input_ids_input(uint32_t micro_step);
+std::string token_type_ids_input(uint32_t micro_step);
+std::string attention_mask_input(uint32_t micro_step);
+std::string labels_input(uint32_t micro_step);
+inline constexpr const char* kAdamWScalarsInput = "adamw scalars";
+inline constexpr const char* kLossOutput = "loss";            // fp32 [1, grad_accum]: each micro-step's mean
+inline constexpr const char* kGradNormOutput = "grad norm";   // fp32 [1, 1], when clipping
+// A parameter's gradient summed over the step's micro-steps (fp32 Scratch, not averaged or clipped),
+// and its AdamW states (Scratch, in the states' dtype).
+std::string gradient_tensor(const std::string& parameter);
+std::string m_tensor(const std::string& parameter);
+std::string v_tensor(const std::string& parameter);
 
-// weights, m, v: the parameters and AdamW's states before the step (weights with embeddings, erf
-// GELU); labels: one class per sequence. Tensors go into `program`, loads over `channel`.
-TrainingStepOutputs training_step(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel,
-                                const BertWeights& weights, const BertWeights& m, const BertWeights& v,
-                                const TokenBatch& tokens, const std::vector<int32_t>& labels, const TrainingHyper& hyper);
+struct TrainingProgram {
+    std::vector<std::string> parameters;  // bert_tensor_slots order: each is a tensor of the program
+};
+
+// weights, m, v: the parameters and AdamW's states to start from (weights with embeddings, erf
+// GELU). Tensors go into `program`, loads and stores over `channel`. std::invalid_argument for a
+// model or options the program cannot train.
+TrainingProgram training_step(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel,
+                              const BertWeights& weights, const BertWeights& m, const BertWeights& v,
+                              const TrainingOptions& options);
 
 }  // namespace nsim::kernels::train

@@ -41,5 +41,36 @@ TEST(CoreBuilderSync, AReloadAfterReadsWaitsForItsReaderAloneWithoutAJoin) {
     EXPECT_EQ(dve_instructions, 1u);  // the copy; no join marker
 }
 
+// Memory given back with sbuf_rewind is reused at the same offsets, and a write into the new buffer
+// waits for the last reader of the old one (they overlap, as an alias does); a rewind to a point the
+// builder did not hand out is refused.
+TEST(CoreBuilderSync, ARewoundBufferWaitsForTheReadersOfTheOneItReuses) {
+    const config::NeuronCoreSpec spec = core_spec("trn1.2xlarge");
+    builder::ProgramBuilder program(spec, 1);
+    CoreBuilder& core = program.core(0);
+    const builder::Buffer kept = core.sbuf(64 * 4, "kept");
+    const uint64_t mark = core.sbuf_mark();
+    const builder::Buffer old = core.sbuf(64 * 4, "old");
+    core.memset(isa::Engine::Dve, builder::tile(old, isa::DType::Fp32, 0, 128, 0, 64), 1.0f);
+    core.activation(builder::tile(kept, isa::DType::Fp32, 0, 128, 0, 64), builder::tile(old, isa::DType::Fp32, 0, 128, 0, 64),
+                    isa::ActivationFunction::Identity);
+    core.sbuf_rewind(mark);
+    const builder::Buffer reused = core.sbuf(64 * 4, "reused");
+    EXPECT_EQ(reused.offset, old.offset);
+    core.memset(isa::Engine::Pool, builder::tile(reused, isa::DType::Fp32, 0, 128, 0, 64), 2.0f);
+    EXPECT_THROW(core.sbuf_rewind(core.sbuf_used() + 1), std::logic_error);
+    core.finish();
+    const isa::Container c = program.finish();
+    bool pool_waits_for_act = false;
+    uint16_t act_signal = isa::kNoSemaphore;
+    for (const isa::InstructionStream& s : c.streams)
+        if (s.engine == isa::Engine::Act && !s.instructions.empty()) act_signal = s.instructions[s.instructions.size() - 1].sync.signal_semaphore;
+    for (const isa::InstructionStream& s : c.streams)
+        if (s.engine == isa::Engine::Pool)
+            for (size_t i = 0; i < s.instructions.size(); ++i)
+                pool_waits_for_act |= s.instructions[i].sync.wait_semaphore == act_signal && act_signal != isa::kNoSemaphore;
+    EXPECT_TRUE(pool_waits_for_act);
+}
+
 }  // namespace
 }  // namespace nsim::kernels::testing

@@ -12,15 +12,17 @@ namespace fs = std::filesystem;
 
 fs::path default_vocabulary_path() { return fs::path(NSIM_SHARED_DATA_DIR) / "vocab" / "bert-base-uncased-vocab.txt"; }
 
+fs::path model_vocabulary_path(const isa::Container& program, const std::string& vocab_option) {
+    if (!vocab_option.empty()) return vocab_option;
+    const std::string recorded = program.metadata_value("vocab");
+    if (!recorded.empty() && !fs::exists(recorded))
+        throw Error(fmt::format("{}: the checkpoint's vocabulary that neuron-build recorded is gone (name one with --vocab)",
+                                recorded));
+    return recorded.empty() ? default_vocabulary_path() : fs::path(recorded);
+}
+
 kernels::WordPieceVocab model_vocabulary(const isa::Container& program, const std::string& vocab_option) {
-    fs::path path = vocab_option;
-    if (path.empty()) {
-        const std::string recorded = program.metadata_value("vocab");
-        if (!recorded.empty() && !fs::exists(recorded))
-            throw Error(fmt::format("{}: the checkpoint's vocabulary that neuron-build recorded is gone (name one with --vocab)",
-                                        recorded));
-        path = recorded.empty() ? default_vocabulary_path() : fs::path(recorded);
-    }
+    const fs::path path = model_vocabulary_path(program, vocab_option);
     try {
         kernels::WordPieceVocab vocab = kernels::WordPieceVocab::load(path);
         const uint32_t rows = metadata_u32(program, "vocab_size", UINT32_MAX);

@@ -14,6 +14,9 @@ namespace nsim::library {
 
 std::filesystem::path default_vocabulary_path();
 
+// The path in that order. Error when the checkpoint's recorded vocabulary is gone.
+std::filesystem::path model_vocabulary_path(const isa::Container& program, const std::string& vocab_option);
+
 // Error (one line) for a vocabulary that is missing, unreadable, or with ids past the model's
 // word table (metadata vocab_size).
 kernels::WordPieceVocab model_vocabulary(const isa::Container& program, const std::string& vocab_option);

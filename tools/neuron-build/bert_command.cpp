@@ -47,16 +47,18 @@ BertProgramOptions program_options(const BertBuildOptions& o, const config::Host
     return p;
 }
 
+}  // namespace
+
 // The model: a preset name, a config.json, or (with --weights) the checkpoint's own config.
-kernels::BertConfig model_config(const BertBuildOptions& o, std::string* name) {
-    if (o.model.empty()) throw UserError("--model is required without --weights (bert-base, bert-large or a config.json)");
-    if (const auto preset = kernels::bert_preset_config(o.model)) {
-        *name = o.model;
+kernels::BertConfig model_config(const std::string& model, std::string* name) {
+    if (model.empty()) throw UserError("--model is required without --weights (bert-base, bert-large or a config.json)");
+    if (const auto preset = kernels::bert_preset_config(model)) {
+        *name = model;
         return *preset;
     }
-    if (!fs::exists(o.model)) throw UserError("--model '" + o.model + "' is neither bert-base, bert-large nor an existing config.json");
-    *name = fs::path(o.model).stem().string();
-    return kernels::read_bert_config(o.model);
+    if (!fs::exists(model)) throw UserError("--model '" + model + "' is neither bert-base, bert-large nor an existing config.json");
+    *name = fs::path(model).stem().string();
+    return kernels::read_bert_config(model);
 }
 
 kernels::BertWeights load_weights(const std::string& dir) {
@@ -67,8 +69,6 @@ kernels::BertWeights load_weights(const std::string& dir) {
         return kernels::load_fhe_tiny_checkpoint(dir);
     return kernels::load_hf_checkpoint(dir);
 }
-
-}  // namespace
 
 int build_bert(const BertBuildOptions& o) {
     std::vector<fs::path> extra(o.config_files.begin(), o.config_files.end());
@@ -87,7 +87,7 @@ int build_bert(const BertBuildOptions& o) {
             if (!o.model.empty() && !kernels::bert_preset_config(o.model) && !fs::exists(o.model))
                 throw UserError("--model '" + o.model + "' is neither bert-base, bert-large nor an existing config.json");
         } else {
-            p.config = model_config(o, &p.model_name);
+            p.config = model_config(o.model, &p.model_name);
             // With the embedding tables wherever the embedding runs: on the host they are written next
             // to the program for runs that start from token ids (run --pairs).
             if (!o.timing_only) weights = kernels::random_bert_weights(p.config, o.seed);

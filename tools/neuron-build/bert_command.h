@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "bert/bert_weights.h"
+
 namespace nsim::tools {
 
 struct BertBuildOptions {
@@ -25,5 +27,12 @@ struct BertBuildOptions {
 };
 
 int build_bert(const BertBuildOptions& options);
+
+// The model of --model: a preset name or a config.json (`name` gets the preset or the file's stem).
+// UserError when it is neither.
+kernels::BertConfig model_config(const std::string& model, std::string* name);
+// The checkpoint of --weights DIR (Hugging Face, or bert-tiny-sst2-fhe's own format). UserError when
+// DIR is not a directory.
+kernels::BertWeights load_weights(const std::string& dir);
 
 }  // namespace nsim::tools

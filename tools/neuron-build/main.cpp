@@ -3,6 +3,7 @@
 
 #include "common/tool_main.h"
 #include "neuron-build/bert_command.h"
+#include "neuron-build/bert_train_command.h"
 
 int main(int argc, char** argv) {
     CLI::App app{"Builds NeuronCore programs for neuron-sim", "neuron-build"};
@@ -28,5 +29,31 @@ int main(int argc, char** argv) {
     cmd->add_option("--config", bert.config_files, "Extra YAML file with your own chips or instances")
         ->check(CLI::ExistingFile);
     cmd->add_option("-o,--output", bert.output, "Program file to write")->required();
-    return nsim::tools::run_tool(app, argc, argv, [&] { return nsim::tools::build_bert(bert); });
+
+    nsim::tools::BertTrainBuildOptions train;
+    CLI::App* train_cmd = app.add_subcommand("bert-train", "A BERT training program: one optimizer step (micro-steps of forward, backward and gradient accumulation, clipping, AdamW) per execution, for neuron-sim train");
+    train_cmd->add_option("--task", train.task, "classify (fine-tuning for sequence classification) or pretrain")
+        ->check(CLI::IsMember({"classify", "pretrain"}));
+    train_cmd->add_option("--model", train.model, "bert-base, bert-large or a Hugging Face config.json");
+    train_cmd->add_option("--seq", train.seq, "Sequence length")->check(CLI::Range(3u, 4096u));
+    train_cmd->add_option("--micro-batch", train.micro_batch, "Sequences per micro-step")->check(CLI::Range(1u, 65536u));
+    train_cmd->add_option("--grad-accum", train.grad_accum, "Micro-steps per optimizer step (gradient accumulation)")->check(CLI::Range(1u, 4096u));
+    train_cmd->add_option("--cores", train.cores, "NeuronCores (data parallel)")->check(CLI::Range(1u, 1024u));
+    train_cmd->add_option("--dtype", train.dtype, "bf16 or fp32 (weights, activations and matmuls)")->check(CLI::IsMember({"bf16", "fp32"}));
+    train_cmd->add_flag("--stochastic-rounding", train.stochastic_rounding, "Round every fp32 -> bf16 write stochastically (NEURON_RT_STOCHASTIC_ROUNDING_EN=1)");
+    train_cmd->add_option("--rounding-seed", train.rounding_seed, "Seed of the stochastic rounding (NEURON_RT_STOCHASTIC_ROUNDING_SEED)");
+    train_cmd->add_option("--optimizer", train.optimizer, "adamw (fp32 m and v, AdamW_FP32OptimParams) or adamw-bf16 (m and v in the weights' dtype, SDK 2.3's all-BF16)")
+        ->check(CLI::IsMember({"adamw", "adamw-bf16"}));
+    train_cmd->add_option("--max-grad-norm", train.max_grad_norm, "Clip the gradient's global norm to this (0: no clipping)")->check(CLI::Range(0.0, 1e9));
+    train_cmd->add_option("--weights", train.weights, "Checkpoint directory to start from (config.json + model.safetensors); default: seeded random weights");
+    train_cmd->add_option("--seed", train.seed, "Seed of the random weights")->check(CLI::NonNegativeNumber);
+    train_cmd->add_option("--instance,-i", train.instance, "Instance type the program is for")
+        ->envname("NEURON_SIM_INSTANCE")
+        ->default_val("trn1.2xlarge");
+    train_cmd->add_option("--config", train.config_files, "Extra YAML file with your own chips or instances")->check(CLI::ExistingFile);
+    train_cmd->add_option("-o,--output", train.output, "Program file to write")->required();
+    return nsim::tools::run_tool(app, argc, argv, [&] {
+        if (*train_cmd) return nsim::tools::build_bert_train(train);
+        return nsim::tools::build_bert(bert);
+    });
 }

@@ -15,6 +15,7 @@
 #include "neuron-sim/nccom_test_command.h"
 #include "neuron-sim/run_command.h"
 #include "neuron-sim/serve_command.h"
+#include "neuron-sim/train_command.h"
 
 namespace {
 // CLI::Range lets NaN through (every comparison with it is false).
@@ -130,6 +131,19 @@ int sc_main(int argc, char** argv) {
         ->check(CLI::Range(1u, 100000u));
     nccom_cmd->add_option("-w,--warmup_iters", nccom.warmup, "Untimed executions before them")->capture_default_str()
         ->check(CLI::Range(0u, 100000u));
+    nsim::tools::TrainOptions train;
+    CLI::App* train_cmd = app.add_subcommand("train", "Train with a neuron-build bert-train program: one execution per optimizer step, the BERT script's LOG line per step, then step time, throughput, MFU, engines and memory");
+    train_cmd->add_option("program", train.program, "Training program (neuron-build bert-train)")->required()->check(CLI::ExistingFile);
+    train_cmd->add_option("--steps", train.steps, "Optimizer steps")->check(CLI::Range(1u, 1000000u));
+    train_cmd->add_flag("--functional", train.functional, "Train for real: compute values, read the loss (default: timing only)");
+    train_cmd->add_option("--data", train.data, "With --functional: labelled sentence pairs, MRPC TSV (default: shared/data's MRPC dev set)");
+    train_cmd->add_option("--vocab", train.vocab, "With --functional: the WordPiece vocab.txt to tokenize with (default as run --pairs)");
+    train_cmd->add_option("--lr", train.lr, "Peak learning rate (linear schedule: warmup, then decay to 0 at the last step)")
+        ->check(CLI::Range(0.0, 10.0))->check(finite_number);
+    train_cmd->add_option("--warmup-steps", train.warmup_steps, "Steps of linear warmup from 0")->check(CLI::Range(0u, 1000000u));
+    train_cmd->add_option("--weight-decay", train.weight_decay, "AdamW's decoupled weight decay")->check(CLI::Range(0.0, 1.0))->check(finite_number);
+    train_cmd->add_option("--save", train.save, "With --functional: write the trained model to this directory (config.json, model.safetensors with Hugging Face names, vocab.txt) for neuron-build bert --weights");
+    train_cmd->add_flag("--json", train.json, "Print the steps and the report as one JSON object (no LOG lines)");
 
     std::string module = nsim::driver::kModuleName;
     CLI::App* modprobe_cmd = app.add_subcommand("modprobe", "Load the simulated neuron driver: probe and reset every device");
@@ -165,6 +179,7 @@ int sc_main(int argc, char** argv) {
         if (*check_cmd) return nsim::tools::check_program(check_path);
         if (*serve_cmd) return nsim::tools::run_serve(machine, serve);
         if (*nccom_cmd) return nsim::tools::run_nccom_test(machine, nccom);
+        if (*train_cmd) return nsim::tools::run_train(machine, train);
         return 0;
     }, {{nsim::tools::kHomeVariable, nsim::tools::kHomeHelp},
         {nsim::tools::kInstanceVariable, nsim::tools::kInstanceHelp},

@@ -1,0 +1,80 @@
+#include "train/training_program.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+
+#include "builder/program_builder.h"
+
+namespace nsim::kernels::train {
+namespace {
+
+// DMA queue classes: the step's own loads and stores on the first, the weight ring's slots from the
+// third on (as the kernel tests run them), PSUM as one ring of every bank.
+constexpr uint32_t kStepClass = 0, kWeightClasses = 2, kWeightSlots = 3;
+
+BertWeights zeros_like(const BertWeights& w) {
+    BertWeights z = w;
+    for (const BertTensorSlot& slot : bert_tensor_slots(z, true)) std::fill(slot.tensor->values.begin(), slot.tensor->values.end(), 0.0f);
+    return z;
+}
+
+}  // namespace
+
+bool is_training_program(const isa::Container& program) { return program.metadata_value("kind") == kTrainingProgramKind; }
+
+isa::Container build_training_program(const config::NeuronCoreSpec& spec, const TrainingProgramOptions& o,
+                                      const BertWeights& weights) {
+    if (o.precision != device::Precision::Fp32 && o.precision != device::Precision::Bf16)
+        throw std::invalid_argument("training programs are fp32 or bf16 (the matmuls and activations in one dtype)");
+    if (o.task != "classify") throw std::invalid_argument("task '" + o.task + "' is not built yet (classify)");
+    const BertConfig& c = weights.config;
+    const uint32_t tile_rows = device::partition_tile_rows(spec);
+    if (c.head_size() <= 0 || tile_rows % c.head_size() != 0)
+        throw std::invalid_argument(fmt::format("head size {} must divide {}, the partition tile of {}", c.head_size(),
+                                                tile_rows, spec.name));
+    if (o.step.seq > std::min(spec.tensor.max_moving_free, tile_rows))
+        throw std::invalid_argument(fmt::format("seq {} exceeds the {} tokens one attention block of the training kernels takes",
+                                                o.step.seq, std::min(spec.tensor.max_moving_free, tile_rows)));
+    const device::DtypePlan dtypes = device::dtypes_for(o.precision);
+    builder::ProgramBuilder program(spec, 1);
+    if (o.stochastic_rounding_seed) program.set_stochastic_rounding(*o.stochastic_rounding_seed);
+    builder::CoreBuilder& core = program.core(0);
+    builder::DmaChannel& channel = core.dma_channel("step", kStepClass);
+    try {
+        device::WeightRing ring(core, kWeightSlots, spec.tensor.max_moving_free, dtypes.matmul, kWeightClasses);
+        device::PsumRing psum(core, 0, core.psum_banks());
+        device::KernelContext ctx{core, ring, psum, dtypes};
+        const BertWeights zeros = zeros_like(weights);
+        training_step(ctx, program, channel, weights, zeros, zeros, o.step);
+    } catch (const std::length_error& e) {
+        throw std::invalid_argument(fmt::format("{} with micro-batch {} x seq {} does not fit on one {} core: {}",
+                                                o.model_name, o.step.micro_batch, o.step.seq, spec.name, e.what()));
+    }
+    program.set_metadata("kind", kTrainingProgramKind);
+    program.set_metadata("task", o.task);
+    program.set_metadata("model", o.model_name);
+    program.set_metadata("dtype", std::string(device::name_of(o.precision)));
+    program.set_metadata("micro_batch", std::to_string(o.step.micro_batch));
+    program.set_metadata("seq_len", std::to_string(o.step.seq));
+    program.set_metadata("grad_accum", std::to_string(o.step.grad_accum));
+    program.set_metadata("cores", "1");
+    program.set_metadata("max_grad_norm", fmt::format("{}", o.step.max_grad_norm));
+    program.set_metadata("optimizer", o.step.optimizer_states == isa::DType::Fp32 ? "adamw (fp32 states)"
+                                                                                   : "adamw (all " + std::string(isa::name_of(o.step.optimizer_states)) + ")");
+    program.set_metadata("adam_beta1", fmt::format("{}", o.step.constants.beta1));
+    program.set_metadata("adam_beta2", fmt::format("{}", o.step.constants.beta2));
+    program.set_metadata("layers", std::to_string(c.num_hidden_layers));
+    program.set_metadata("hidden_size", std::to_string(c.hidden_size));
+    program.set_metadata("intermediate_size", std::to_string(c.intermediate_size));
+    program.set_metadata("num_labels", std::to_string(c.num_labels));
+    program.set_metadata("vocab_size", std::to_string(c.vocab_size));
+    program.set_metadata("weights", "included");
+    // What a checkpoint of the trained parameters needs (neuron-sim train --save).
+    program.set_metadata("bert_config", bert_config_to_json(c).dump());
+    return program.finish();
+}
+
+}  // namespace nsim::kernels::train

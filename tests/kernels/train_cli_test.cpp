@@ -1,0 +1,169 @@
+// `neuron-build bert-train` + `neuron-sim train` as a user runs them: a small BERT (2 layers, hidden
+// 128, the real uncased vocabulary) fine-tuned on real MRPC pairs through the runtime and driver, the
+// loss falling over the steps; the log line per step; the report's contract; and every user error
+// (an inference model given to train, a data file that does not parse, more cores than the instance
+// has, what is not built yet) as one line on stderr with a non-zero exit.
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "bert/bert_config.h"
+#include "common/command_runner.h"
+#include "kernels_test_support.h"
+#include "model_cli_support.h"
+
+namespace nsim::kernels {
+namespace {
+
+namespace fs = std::filesystem;
+using test::run_command;
+using testing::ScratchDir;
+using testing::expect_neuron_sim_user_error;
+
+constexpr const char* kInstance = "trn1.2xlarge";
+
+BertConfig small_config() {
+    BertConfig c;
+    c.vocab_size = 30522;
+    c.hidden_size = 128;
+    c.num_hidden_layers = 2;
+    c.num_attention_heads = 2;
+    c.intermediate_size = 256;
+    c.max_position_embeddings = 64;
+    c.initializer_range = 0.05;
+    return c;
+}
+
+fs::path write_config(const fs::path& dir) {
+    const fs::path path = dir / "config.json";
+    std::ofstream(path) << bert_config_to_json(small_config()).dump(2);
+    return path;
+}
+
+// The first `count` pairs of the MRPC dev file (header included), as a file of their own.
+fs::path write_mrpc_pairs(const fs::path& dir, size_t count) {
+    std::ifstream in(testing::shared_data("mrpc/glue_mrpc_dev.tsv"));
+    std::ostringstream text;
+    std::string line;
+    for (size_t i = 0; i <= count && std::getline(in, line); ++i) text << line << "\n";
+    const fs::path path = dir / "pairs.tsv";
+    testing::write_text(path, text.str());
+    return path;
+}
+
+std::string build_train(const std::string& args) { return test::tool_path("neuron-build") + " bert-train " + args; }
+
+fs::path build_program(const fs::path& dir, const std::string& args) {
+    const fs::path out = dir / "train.bin";
+    const auto r = run_command(build_train("--model " + write_config(dir).string() + " --seq 32 --instance " + kInstance +
+                                           " " + args + " -o " + out.string()));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("wrote " + out.string()), std::string::npos) << r.out;
+    return out;
+}
+
+std::string train(const fs::path& program, const std::string& args) {
+    return testing::neuron_sim(kInstance, "train") + program.string() + " " + args;
+}
+
+// Eight MRPC pairs (four of each class) as one micro-batch, sixteen steps in bf16 with stochastic
+// rounding, clipping at 1 and a warmup of two steps: the model learns them (measured: the loss goes
+// from 0.70 to 0.08); the report carries throughput and MFU. The checkpoint --save writes is a model
+// neuron-build bert loads, and run --pairs classifies the pairs with it as the training saw them.
+TEST(TrainCli, FineTuningOnMrpcPairsLowersTheLoss) {
+    ScratchDir dir;
+    const fs::path program = build_program(dir.path(), "--micro-batch 8 --dtype bf16 --stochastic-rounding");
+    const fs::path pairs = write_mrpc_pairs(dir.path(), 8), checkpoint = dir / "fine-tuned";
+    const auto r = run_command(train(program, "--steps 16 --functional --lr 1e-3 --warmup-steps 2 --json --data " +
+                                                  pairs.string() + " --save " + checkpoint.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["steps"].size(), 16u);
+    std::vector<double> losses;
+    for (const auto& step : j["steps"]) losses.push_back(step["loss"].get<double>());
+    std::cout << "losses:";
+    for (double l : losses) std::cout << " " << l;
+    std::cout << "\n";
+    EXPECT_GT(losses.front(), 0.3);  // two classes, random weights: near log 2
+    EXPECT_LT(losses.back(), 0.5 * losses.front());
+    EXPECT_EQ(losses[0], losses[1]);  // the first step's learning rate is 0 (warmup)
+    EXPECT_GT(j["throughput_per_s"].get<double>(), 0);
+    EXPECT_GT(j["mfu"].get<double>(), 0);
+    EXPECT_LT(j["mfu"].get<double>(), 1);
+    EXPECT_GT(j["memory_bytes"]["optimizer_states"].get<uint64_t>(), j["memory_bytes"]["gradients"].get<uint64_t>());
+
+    ASSERT_TRUE(fs::exists(checkpoint / "model.safetensors"));
+    ASSERT_TRUE(fs::exists(checkpoint / "vocab.txt"));
+    const fs::path classifier = dir / "classifier.bin";
+    const auto built = run_command(testing::neuron_build_bert("--weights " + checkpoint.string() + " --seq 32 --batch 8 --dtype fp32 "
+                                                              "--embedding device --instance " + kInstance + " -o " +
+                                                              classifier.string()));
+    ASSERT_EQ(built.exit_code, 0) << built.err;
+    const auto classified = run_command(testing::neuron_sim(kInstance, "run") + classifier.string() +
+                                        " --functional --json --pairs " + pairs.string());
+    ASSERT_EQ(classified.exit_code, 0) << classified.err;
+    const double accuracy = nlohmann::json::parse(classified.out)["accuracy"].get<double>();
+    std::cout << "accuracy of the saved checkpoint on its training pairs: " << accuracy << "\n";
+    EXPECT_GE(accuracy, 7.0 / 8);  // the last loss (0.08) is that of a model that has learned all eight
+}
+
+// A timing run prints the BERT script's log line per step, then the report.
+TEST(TrainCli, TimingRunPrintsTheLogLinePerStepAndTheReport) {
+    ScratchDir dir;
+    const fs::path program = build_program(dir.path(), "--micro-batch 2 --grad-accum 2 --dtype fp32 --max-grad-norm 0");
+    const auto r = run_command(train(program, "--steps 3 --lr 2e-5 --warmup-steps 1"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::regex log(R"(LOG \w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4} - \(0, (\d)\) step_loss : .+  learning_rate : ([0-9.e+-]+)  throughput : [0-9.]+)");
+    std::istringstream lines(r.out);
+    std::string line;
+    std::vector<double> rates;
+    while (std::getline(lines, line)) {
+        std::smatch m;
+        if (std::regex_match(line, m, log)) rates.push_back(std::stod(m[2]));
+    }
+    ASSERT_EQ(rates.size(), 3u) << r.out;
+    EXPECT_EQ(rates[0], 0.0);            // warmup from 0
+    EXPECT_NEAR(rates[1], 2e-5, 1e-12);  // the peak after one warmup step
+    EXPECT_NEAR(rates[2], 1e-5, 1e-12);  // then linear decay to 0 at the last step
+    for (const char* part : {"throughput", "MFU", "device memory", "last step on the engines"})
+        EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+}
+
+TEST(TrainCli, UserErrorsAreOneLine) {
+    ScratchDir dir;
+    const fs::path program = build_program(dir.path(), "--micro-batch 2");
+    // An inference model given to train.
+    const fs::path inference = dir / "bert.bin";
+    ASSERT_EQ(run_command(testing::neuron_build_bert("--model " + write_config(dir.path()).string() + " --seq 32 --instance " +
+                                                     kInstance + " -o " + inference.string()))
+                  .exit_code,
+              0);
+    expect_neuron_sim_user_error(run_command(train(inference, "--steps 1")), "is an inference model");
+    // A data file that does not parse, and one without labels' worth of pairs.
+    const fs::path bad = dir / "bad.tsv";
+    testing::write_text(bad, "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\nnot a line of five fields\n");
+    expect_neuron_sim_user_error(run_command(train(program, "--steps 1 --functional --data " + bad.string())), bad.string());
+    expect_neuron_sim_user_error(run_command(train(program, "--steps 1 --data " + bad.string())), "--data needs --functional");
+    expect_neuron_sim_user_error(run_command(train(program, "--steps 1 --save " + (dir / "ckpt").string())),
+                                 "--save needs --functional");
+    expect_neuron_sim_user_error(
+        run_command(train(program, "--steps 1 --functional --save " + bad.string() + " --data " + write_mrpc_pairs(dir.path(), 4).string())),
+        "exists and is not a directory");
+    // Builds the program cannot be.
+    auto expect_build_error = [&](const std::string& args, const std::string& needle) {
+        const auto r = run_command(build_train("--model " + write_config(dir.path()).string() + " --seq 32 " + args + " -o " +
+                                               (dir / "x.bin").string()));
+        EXPECT_NE(r.exit_code, 0);
+        EXPECT_EQ(test::count_lines(r.err), 1) << r.err;
+        EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+    };
+    expect_build_error("--instance trn1.2xlarge --cores 4", "trn1.2xlarge has 2");
+    expect_build_error("--instance trn1.2xlarge --task pretrain", "not built yet");
+    expect_build_error("--instance trn1.2xlarge --micro-batch 256", "does not fit");
+}
+
+}  // namespace
+}  // namespace nsim::kernels

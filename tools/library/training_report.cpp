@@ -1,0 +1,115 @@
+#include "library/training_report.h"
+
+#include <fmt/format.h>
+
+#include "core/run_report.h"
+#include "train/training_step.h"
+
+namespace nsim::library {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+TrainingMemory memory_of(const isa::Container& program, const config::HostSpec& spec) {
+    TrainingMemory m;
+    for (const isa::TensorInfo& t : program.tensors) {
+        if (t.location != isa::TensorLocation::Device) continue;
+        const uint64_t bytes = t.size_bytes();
+        if (t.role != isa::TensorRole::Scratch) m.other += bytes;
+        else if (ends_with(t.name, kernels::train::gradient_tensor(""))) m.gradients += bytes;
+        else if (ends_with(t.name, kernels::train::m_tensor("")) || ends_with(t.name, kernels::train::v_tensor("")))
+            m.optimizer_states += bytes;
+        else m.weights += bytes;
+    }
+    m.core_share = spec.chip.memory.total_bytes() / std::max(1u, spec.chip.cores_per_device);
+    return m;
+}
+
+double mib(uint64_t bytes) { return double(bytes) / (1 << 20); }
+
+}  // namespace
+
+TrainingReport training_report(const Session& session, const TrainingShape& shape,
+                               const std::vector<TrainingStepResult>& steps, bool functional) {
+    TrainingReport r;
+    const isa::Container& program = session.program();
+    r.program = program.metadata_value("model");
+    r.instance = session.spec().instance.name;
+    r.dtype = shape.dtype;
+    r.shape = shape;
+    r.functional = functional;
+    r.steps = steps;
+    for (const TrainingStepResult& s : steps) {
+        r.step_device_s += s.device_s / steps.size();
+        r.step_s += s.step_s / steps.size();
+    }
+    r.throughput_per_s = r.step_s > 0 ? shape.sequences_per_step() / r.step_s : 0;
+    const double L = shape.layers, H = shape.hidden, S = shape.seq;
+    r.flops_per_sequence = 12 * L * H * S * (6 * H + S);
+    const auto& peaks = session.spec().chip.core.tensor.peak_flops;
+    const auto peak = peaks.find(shape.dtype);
+    r.peak_flops = peak == peaks.end() ? 0 : peak->second;
+    r.mfu = r.peak_flops > 0 ? r.throughput_per_s * r.flops_per_sequence / r.peak_flops : 0;
+    r.memory = memory_of(program, session.spec());
+    if (!steps.empty()) r.last = steps.back().timing;
+    return r;
+}
+
+nlohmann::json training_report_json(const TrainingReport& r) {
+    nlohmann::json steps = nlohmann::json::array();
+    for (const TrainingStepResult& s : r.steps) {
+        nlohmann::json step = {{"step", s.step}, {"learning_rate", s.learning_rate}, {"device_s", s.device_s},
+                               {"step_s", s.step_s}, {"throughput", s.throughput}};
+        if (r.functional) step["loss"] = s.loss;
+        if (s.grad_norm) step["grad_norm"] = *s.grad_norm;
+        steps.push_back(step);
+    }
+    return {{"program", r.program},
+            {"instance", r.instance},
+            {"dtype", r.dtype},
+            {"micro_batch", r.shape.micro_batch},
+            {"grad_accum", r.shape.grad_accum},
+            {"seq_len", r.shape.seq},
+            {"functional", r.functional},
+            {"steps", steps},
+            {"step_device_s", r.step_device_s},
+            {"step_s", r.step_s},
+            {"throughput_per_s", r.throughput_per_s},
+            {"flops_per_sequence", r.flops_per_sequence},
+            {"peak_flops", r.peak_flops},
+            {"mfu", r.mfu},
+            {"memory_bytes",
+             {{"weights", r.memory.weights},
+              {"gradients", r.memory.gradients},
+              {"optimizer_states", r.memory.optimizer_states},
+              {"other", r.memory.other},
+              {"core_share", r.memory.core_share}}},
+            {"last_step_engines", sim::core::report_json(r.last.engines)}};
+}
+
+std::string training_report_text(const TrainingReport& r) {
+    std::string out;
+    out += fmt::format("training {} on {} ({}, micro-batch {} x seq {}, {} micro-step(s) per step){}\n", r.program,
+                       r.instance, r.dtype, r.shape.micro_batch, r.shape.seq, r.shape.grad_accum,
+                       r.functional ? "" : ", timing only");
+    out += fmt::format("steps              {:10}\n", r.steps.size());
+    out += fmt::format("step time          {:10.3f} ms  engines; {:.3f} ms with the runtime call (PCIe in/out)\n",
+                       r.step_device_s * 1e3, r.step_s * 1e3);
+    out += fmt::format("throughput         {:10.2f} sequences/s\n", r.throughput_per_s);
+    out += fmt::format("MFU                {:10.2f} %  ({:.3g} FLOP per sequence, peak {:.3g} FLOP/s per core in {})\n",
+                       r.mfu * 100, r.flops_per_sequence, r.peak_flops, r.dtype);
+    if (r.functional && !r.steps.empty())
+        out += fmt::format("loss               {:10.4f} -> {:.4f} (first step -> last)\n", r.steps.front().loss,
+                           r.steps.back().loss);
+    const TrainingMemory& m = r.memory;
+    out += fmt::format("device memory      {:10.2f} MiB of the core's {:.0f} MiB: weights {:.2f}, gradients {:.2f}, "
+                       "optimizer states {:.2f}, other {:.2f} (activations stay on chip)\n",
+                       mib(m.weights + m.gradients + m.optimizer_states + m.other), mib(m.core_share), mib(m.weights),
+                       mib(m.gradients), mib(m.optimizer_states), mib(m.other));
+    out += "\nlast step on the engines:\n" + sim::core::report_text(r.last.engines);
+    return out;
+}
+
+}  // namespace nsim::library

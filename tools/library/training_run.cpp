@@ -1,0 +1,137 @@
+#include "library/training_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "builder/program_builder.h"
+#include "common/input_error.h"
+#include "library/library_error.h"
+#include "train/training_program.h"
+
+namespace nsim::library {
+namespace {
+
+constexpr size_t kThroughputWindow = 10;  // the script's Throughput class
+
+void write_values(Session& session, const std::string& name, const std::vector<float>& values, isa::DType dtype) {
+    std::vector<uint8_t>& bytes = session.input(name);
+    const std::vector<uint8_t> encoded = kernels::builder::encode_values(values, dtype);
+    if (encoded.size() != bytes.size()) throw Error(fmt::format("input '{}' takes {} bytes, not {}", name, bytes.size(), encoded.size()));
+    bytes = encoded;
+}
+
+std::vector<float> floats(const std::vector<int32_t>& v) { return std::vector<float>(v.begin(), v.end()); }
+
+float read_float(const Session& session, const std::string& name, size_t index) {
+    const std::vector<uint8_t>& out = session.output(name);
+    return kernels::builder::decode_values(out.data(), out.size() / 4, isa::DType::Fp32).at(index);
+}
+
+}  // namespace
+
+double scheduled_learning_rate(const TrainingSchedule& s, uint32_t step) {
+    const double current = double(step - 1);  // the scheduler's step count when this step runs
+    if (current < s.warmup_steps) return s.lr * current / std::max(1u, s.warmup_steps);
+    return s.lr * std::max(0.0, double(s.total_steps - current) / std::max(1.0, double(s.total_steps) - s.warmup_steps));
+}
+
+TrainingShape training_shape(const isa::Container& program, const std::string& file) {
+    if (!kernels::train::is_training_program(program)) {
+        if (is_built_model(program))
+            throw Error(file + " is an inference model (neuron-build bert); train needs a training program (neuron-build bert-train)");
+        throw Error(file + " is not a training program (build one with neuron-build bert-train)");
+    }
+    TrainingShape s;
+    s.micro_batch = metadata_u32(program, "micro_batch", 1);
+    s.seq = metadata_u32(program, "seq_len", 0);
+    s.grad_accum = metadata_u32(program, "grad_accum", 1);
+    s.layers = metadata_u32(program, "layers", 0);
+    s.hidden = metadata_u32(program, "hidden_size", 0);
+    s.num_labels = metadata_u32(program, "num_labels", 2);
+    s.dtype = program.metadata_value("dtype");
+    s.clips = std::any_of(program.tensors.begin(), program.tensors.end(),
+                          [](const isa::TensorInfo& t) { return t.name == kernels::train::kGradNormOutput; });
+    try {
+        s.beta1 = std::stod(program.metadata_value("adam_beta1"));
+        s.beta2 = std::stod(program.metadata_value("adam_beta2"));
+    } catch (const std::exception&) {
+        throw Error(file + ": the training program's adam_beta1/adam_beta2 metadata is not a number");
+    }
+    return s;
+}
+
+TrainingRun::TrainingRun(Session& session, const TrainingShape& shape, const TrainingSchedule& schedule,
+                         std::vector<kernels::PairBatch> batches, std::vector<std::vector<int32_t>> labels)
+    : session_(session), shape_(shape), schedule_(schedule), batches_(std::move(batches)), labels_(std::move(labels)) {}
+
+void TrainingRun::write_micro_batch(uint32_t k, size_t batch) {
+    const kernels::TokenBatch& t = batches_[batch].tokens;
+    write_values(session_, kernels::train::input_ids_input(k), floats(t.input_ids), isa::DType::Int32);
+    write_values(session_, kernels::train::token_type_ids_input(k), floats(t.token_type_ids), isa::DType::Int32);
+    write_values(session_, kernels::train::attention_mask_input(k), floats(t.attention_mask), isa::DType::Int32);
+    write_values(session_, kernels::train::labels_input(k), floats(labels_[batch]), isa::DType::Fp32);
+}
+
+TrainingStepResult TrainingRun::step() {
+    TrainingStepResult r;
+    r.step = ++step_;
+    r.learning_rate = scheduled_learning_rate(schedule_, r.step);
+    if (!batches_.empty())
+        for (uint32_t k = 0; k < shape_.grad_accum; ++k) {
+            write_micro_batch(k, next_batch_);
+            next_batch_ = (next_batch_ + 1) % batches_.size();
+        }
+    write_values(session_, kernels::train::kAdamWScalarsInput,
+                 kernels::train::adamw_step_scalars(r.learning_rate, schedule_.weight_decay, shape_.beta1, shape_.beta2, r.step),
+                 isa::DType::Fp32);
+    const ExecutionTiming timing = session_.execute();
+    r.timing = timing;
+    r.device_s = timing.device_s;
+    r.step_s = timing.runtime_call_s;
+    for (uint32_t k = 0; k < shape_.grad_accum; ++k) r.loss += read_float(session_, kernels::train::kLossOutput, k);
+    r.loss /= shape_.grad_accum;
+    if (shape_.clips) r.grad_norm = read_float(session_, kernels::train::kGradNormOutput, 0);
+    recent_step_s_.push_back(r.step_s);
+    if (recent_step_s_.size() > kThroughputWindow) recent_step_s_.pop_front();
+    const double seconds = std::accumulate(recent_step_s_.begin(), recent_step_s_.end(), 0.0);
+    r.throughput = seconds > 0 ? double(shape_.sequences_per_step()) * recent_step_s_.size() / seconds : 0;
+    return r;
+}
+
+TrainingData training_data(const std::string& file, const kernels::BertTokenizer& tokenizer, const TrainingShape& shape) {
+    kernels::SentencePairFile pairs;
+    try {
+        pairs = kernels::read_sentence_pairs(file);
+    } catch (const kernels::InputError& e) {
+        throw Error(e.what());
+    }
+    if (!pairs.has_labels) throw Error(file + ": training needs labelled pairs (the first column)");
+    if (pairs.pairs.size() < shape.micro_batch)
+        throw Error(fmt::format("{}: {} pairs, fewer than one micro-batch of {}", file, pairs.pairs.size(), shape.micro_batch));
+    for (const kernels::SentencePair& p : pairs.pairs)
+        if (*p.label < 0 || uint32_t(*p.label) >= shape.num_labels)
+            throw Error(fmt::format("{}:{}: label {} is outside the model's {} classes", file, p.line, *p.label, shape.num_labels));
+    TrainingData data;
+    kernels::PairBatches batches;
+    try {
+        batches = kernels::batch_sentence_pairs(tokenizer, pairs.pairs, shape.seq, shape.micro_batch);
+    } catch (const kernels::InputError& e) {
+        throw Error(e.what());
+    }
+    for (kernels::PairBatch& b : batches.batches) {
+        if (b.pairs < shape.micro_batch) continue;  // drop_last
+        std::vector<int32_t> labels;
+        for (size_t i = 0; i < b.pairs; ++i) labels.push_back(*pairs.pairs[b.first_pair + i].label);
+        data.labels.push_back(std::move(labels));
+        data.batches.push_back(std::move(b));
+    }
+    data.pairs = data.batches.size() * shape.micro_batch;
+    data.truncated = batches.truncated;
+    return data;
+}
+
+std::string default_training_data_path() { return std::string(NSIM_SHARED_DATA_DIR) + "/mrpc/glue_mrpc_dev.tsv"; }
+
+}  // namespace nsim::library

@@ -1,0 +1,66 @@
+#include "neuron-build/bert_train_command.h"
+
+#include <filesystem>
+#include <iostream>
+
+#include "bert/random_weights.h"
+#include "common/input_error.h"
+#include "common/tool_main.h"
+#include "config/config_set.h"
+#include "isa/container_io.h"
+#include "neuron-build/bert_command.h"
+#include "train/training_program.h"
+
+namespace nsim::tools {
+
+namespace fs = std::filesystem;
+
+int build_bert_train(const BertTrainBuildOptions& o) {
+    std::vector<fs::path> extra(o.config_files.begin(), o.config_files.end());
+    const config::ConfigSet configs = config::ConfigSet::load(config::ConfigSet::default_dir(), extra);
+    const config::HostSpec host = configs.host(o.instance);
+    const uint32_t machine_cores = host.instance.devices * host.chip.cores_per_device;
+    if (o.cores > machine_cores)
+        throw UserError(std::to_string(o.cores) + " cores asked, " + host.instance.name + " has " + std::to_string(machine_cores));
+    if (o.cores > 1) throw UserError("--cores " + std::to_string(o.cores) + ": data-parallel training (the gradient all-reduce) is not built yet; use --cores 1");
+    if (o.task == "pretrain") throw UserError("--task pretrain is not built yet (the MLM and NSP heads); use --task classify");
+    if (std::error_code ec; fs::is_directory(o.output, ec))
+        throw UserError("-o " + o.output + ": is a directory, not a file to write the program to");
+    kernels::train::TrainingProgramOptions p;
+    p.task = o.task;
+    p.precision = o.dtype == "fp32" ? kernels::device::Precision::Fp32 : kernels::device::Precision::Bf16;
+    if (o.stochastic_rounding) p.stochastic_rounding_seed = o.rounding_seed;
+    p.step.micro_batch = o.micro_batch;
+    p.step.seq = o.seq;
+    p.step.grad_accum = o.grad_accum;
+    p.step.max_grad_norm = float(o.max_grad_norm);
+    p.step.optimizer_states = o.optimizer == "adamw-bf16" ? kernels::device::dtypes_for(p.precision).activation : isa::DType::Fp32;
+    try {
+        kernels::BertWeights weights;
+        if (!o.weights.empty()) {
+            weights = load_weights(o.weights);
+            p.model_name = o.model.empty() ? fs::path(o.weights).filename().string() : o.model;
+            if (!weights.embeddings) throw UserError("--weights " + o.weights + ": the checkpoint has no embedding tables to train");
+        } else {
+            const kernels::BertConfig config = model_config(o.model, &p.model_name);
+            weights = kernels::random_bert_weights(config, o.seed, true);
+        }
+        isa::Container program = kernels::train::build_training_program(host.chip.core, p, weights);
+        program.metadata.emplace_back("instance", host.instance.name);
+        if (const fs::path vocab = fs::path(o.weights) / "vocab.txt"; !o.weights.empty() && fs::is_regular_file(vocab))
+            program.metadata.emplace_back("vocab", fs::absolute(vocab).lexically_normal().string());
+        isa::write_file(o.output, isa::write_container(program));
+        std::cout << "wrote " << o.output << ": training " << p.model_name << " (" << weights.config.num_hidden_layers
+                  << " layers, hidden " << weights.config.hidden_size << ") to " << o.task << ", micro-batch "
+                  << o.micro_batch << " x seq " << o.seq << ", " << o.grad_accum << " micro-step(s) per step, " << o.dtype
+                  << (o.stochastic_rounding ? " with stochastic rounding" : "") << ", " << program.metadata_value("optimizer")
+                  << ", on 1 core of " << host.chip.core.name << "\n";
+        return 0;
+    } catch (const kernels::InputError& e) {
+        throw UserError(e.what());
+    } catch (const std::invalid_argument& e) {
+        throw UserError(e.what());
+    }
+}
+
+}  // namespace nsim::tools

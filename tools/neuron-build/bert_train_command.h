@@ -1,0 +1,34 @@
+// `neuron-build bert-train`: a training program (train.bin) for BertForSequenceClassification - one
+// optimizer step of micro-steps, gradient accumulation, clipping and AdamW per execution
+// (kernels/train/training_program.h) - from a preset, a config.json or a checkpoint.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nsim::tools {
+
+struct BertTrainBuildOptions {
+    std::string task = "classify";    // classify | pretrain (not built yet)
+    std::string model;                // bert-base | bert-large | config.json
+    uint32_t seq = 128;
+    uint32_t micro_batch = 8;
+    uint32_t grad_accum = 1;
+    uint32_t cores = 1;
+    std::string dtype = "bf16";       // bf16 | fp32
+    bool stochastic_rounding = false;
+    uint32_t rounding_seed = 0;       // NEURON_RT_STOCHASTIC_ROUNDING_SEED's default
+    std::string optimizer = "adamw";  // adamw (fp32 states) | adamw-bf16 (all-BF16, SDK 2.3)
+    double max_grad_norm = 1.0;       // 0: no clipping
+    std::string weights;              // checkpoint directory; empty: random weights
+    uint64_t seed = 1;
+    std::string instance;
+    std::vector<std::string> config_files;
+    std::string output;
+};
+
+int build_bert_train(const BertTrainBuildOptions& options);
+
+}  // namespace nsim::tools
