@@ -451,7 +451,7 @@ private:
 
     void field(const FieldSpec& spec, Operand& value) {
         switch (spec.kind) {
-            case FieldKind::AccessPattern: value.ap = access_pattern(); break;
+            case FieldKind::AccessPattern: value.pattern = intern_pattern(access_pattern()); break;
             case FieldKind::F32: f32_value(value.bits); break;
             case FieldKind::I32:
                 value.bits = uint32_t(int32_t(integer("value", std::numeric_limits<int32_t>::min(),

@@ -77,7 +77,7 @@ private:
 
     std::string field_value(const FieldSpec& field, const Operand& value) const {
         switch (field.kind) {
-            case FieldKind::AccessPattern: return access_pattern(value.ap);
+            case FieldKind::AccessPattern: return access_pattern(value.ap());
             case FieldKind::F32: return f32_text(value.bits);
             case FieldKind::I32: return fmt::format("{}", int32_t(value.bits));
             case FieldKind::U32: return fmt::format("{}", value.bits);

@@ -113,7 +113,7 @@ void encode(const Instruction& inst, std::vector<uint8_t>& out) {
     w.u32(inst.sync.wait_value);
     w.u32(0);
     for (size_t i = 0; i < op.field_count; ++i) {
-        if (op.fields[i].kind == FieldKind::AccessPattern) encode_access_pattern(inst.fields[i].ap, w);
+        if (op.fields[i].kind == FieldKind::AccessPattern) encode_access_pattern(inst.ap(i), w);
         else w.u32(inst.fields[i].bits);
     }
 }
@@ -147,7 +147,7 @@ size_t decode(const uint8_t* data, size_t available, Instruction& out) {
     for (size_t i = 0; i < op->field_count; ++i) {
         const FieldSpec& field = op->fields[i];
         if (field.kind == FieldKind::AccessPattern) {
-            inst.fields[i].ap = decode_access_pattern(in, field);
+            inst.fields[i].pattern = intern_pattern(decode_access_pattern(in, field));
         } else {
             const uint32_t raw = in.u32();
             if (!enum_value_valid(field.kind, raw))

@@ -131,7 +131,7 @@ void EngineRun::issue(uint32_t qi, uint64_t now) {
             q.wait_since = now;
         }
         if (!q.in_wait_list) {
-            cores[q.core].waiting.push_back(qi);
+            cores[q.core].waiting.push_back({qi, inst.sync.wait_semaphore, inst.sync.wait_value});
             q.in_wait_list = true;
         }
         return;
@@ -228,14 +228,12 @@ void EngineRun::change_semaphore(uint32_t core_index, uint32_t semaphore, uint32
     core.semaphores.at(semaphore) = value;
     // Wake every queue of the core whose wait now holds; they re-check when they issue.
     size_t kept = 0;
-    for (uint32_t qi : core.waiting) {
-        Queue& q = queues[qi];
-        const isa::Sync& sync = q.stream->instructions[q.next].sync;
-        if (core.semaphores[sync.wait_semaphore] >= sync.wait_value) {
-            q.in_wait_list = false;
-            events.schedule(now, EventKind::Wake, qi);
+    for (const Core::Waiter& w : core.waiting) {
+        if (w.semaphore == semaphore && value >= w.value) {
+            queues[w.queue].in_wait_list = false;
+            events.schedule(now, EventKind::Wake, w.queue);
         } else {
-            core.waiting[kept++] = qi;
+            core.waiting[kept++] = w;
         }
     }
     core.waiting.resize(kept);

@@ -108,7 +108,15 @@ struct EngineRun {
         }
         MemorySpaces spaces;
         std::vector<uint32_t> semaphores;
-        std::vector<uint32_t> waiting;  // queues blocked on one of this core's semaphores
+        // Queues blocked on one of this core's semaphores, with what they wait for: a semaphore change
+        // checks these without touching the queues or their instructions (it is most of what a
+        // 32-core run's engines do).
+        struct Waiter {
+            uint32_t queue;
+            uint16_t semaphore;
+            uint32_t value;
+        };
+        std::vector<Waiter> waiting;
         // Time at least one of its DMA queues was busy (the union of their busy times), and how many are.
         uint32_t dma_busy_queues = 0;
         uint64_t dma_busy_since = 0, dma_active_ps = 0;

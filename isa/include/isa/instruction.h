@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "isa/access_pattern.h"
+#include "isa/access_pattern_pool.h"
 #include "isa/opcode_table.h"
 
 namespace nsim::isa {
@@ -24,12 +25,17 @@ struct Sync {
     }
 };
 
-// A field's value: access-pattern fields use `ap`, every other kind the 32 raw bits in `bits`
-// (an f32's bit pattern, an i32/u32, an enumeration's value, a semaphore index).
+// A field's value: access-pattern fields name their pattern by its id in the process's pattern pool
+// (`pattern`, access_pattern_pool.h: an instruction is ~70 bytes, not ~520 with the patterns inline),
+// every other kind uses the 32 raw bits in `bits` (an f32's bit pattern, an i32/u32, an enumeration's
+// value, a semaphore index).
 struct Operand {
-    AccessPattern ap;
     uint32_t bits = 0;
-    bool operator==(const Operand& o) const { return ap == o.ap && bits == o.bits; }
+    uint32_t pattern = kAbsentPattern;
+    const AccessPattern& ap() const { return pattern_of(pattern); }
+    bool operator==(const Operand& o) const {
+        return bits == o.bits && (pattern == o.pattern || pattern_of(pattern) == pattern_of(o.pattern));
+    }
 };
 
 struct Instruction {
@@ -37,8 +43,13 @@ struct Instruction {
     Sync sync;
     std::array<Operand, max_field_count()> fields{};
 
-    const AccessPattern& ap(size_t field) const { return fields[field].ap; }
-    AccessPattern& ap(size_t field) { return fields[field].ap; }
+    const AccessPattern& ap(size_t field) const { return pattern_of(fields[field].pattern); }
+    // For editing in place: the field gets a pattern of its own first (see access_pattern_pool.h), so
+    // other instructions holding the same pattern keep theirs. set() is the cheaper way to build.
+    AccessPattern& ap(size_t field) {
+        fields[field].pattern = editable_copy(fields[field].pattern);
+        return editable_pattern_of(fields[field].pattern);
+    }
     uint32_t u32(size_t field) const { return fields[field].bits; }
     int32_t i32(size_t field) const { return int32_t(fields[field].bits); }
     float f32(size_t field) const {
@@ -51,7 +62,10 @@ struct Instruction {
     ReduceOp reduce(size_t field) const { return ReduceOp(fields[field].bits); }
     AccumulateMode accumulate(size_t field) const { return AccumulateMode(fields[field].bits); }
 
-    Instruction& set(size_t field, const AccessPattern& value) { fields[field].ap = value; return *this; }
+    Instruction& set(size_t field, const AccessPattern& value) {
+        fields[field].pattern = intern_pattern(value);
+        return *this;
+    }
     Instruction& set_u32(size_t field, uint32_t value) { fields[field].bits = value; return *this; }
     Instruction& set_i32(size_t field, int32_t value) { fields[field].bits = uint32_t(value); return *this; }
     Instruction& set_f32(size_t field, float value) {
