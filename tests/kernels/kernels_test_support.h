@@ -61,4 +61,14 @@ inline void write_text(const std::filesystem::path& path, const std::string& tex
     out << text;
 }
 
+// The first `count` pairs of the MRPC dev file (header included), as DIR/pairs.tsv.
+inline std::filesystem::path write_mrpc_pairs(const std::filesystem::path& dir, size_t count) {
+    std::ifstream in(shared_data("mrpc/glue_mrpc_dev.tsv"));
+    std::string text, line;
+    for (size_t i = 0; i <= count && std::getline(in, line); ++i) text += line + "\n";
+    const std::filesystem::path path = dir / "pairs.tsv";
+    write_text(path, text);
+    return path;
+}
+
 }  // namespace nsim::kernels::testing

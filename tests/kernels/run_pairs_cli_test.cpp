@@ -29,6 +29,7 @@ namespace fs = std::filesystem;
 using test::run_command;
 using testing::ScratchDir;
 using testing::expect_neuron_sim_user_error;
+using testing::write_mrpc_pairs;
 
 constexpr size_t kPairs = 8;
 constexpr size_t kSeq = 64;  // short enough that some MRPC pairs are truncated
@@ -45,17 +46,6 @@ BertConfig pairs_config() {
     c.initializer_range = 0.1;
     c.label_names = {"not paraphrase", "paraphrase"};
     return c;
-}
-
-// The first `count` pairs of the MRPC dev file (header included), as a file of their own.
-fs::path write_mrpc_pairs(const fs::path& dir, size_t count = kPairs) {
-    std::ifstream in(testing::shared_data("mrpc/glue_mrpc_dev.tsv"));
-    std::ostringstream text;
-    std::string line;
-    for (size_t i = 0; i <= count && std::getline(in, line); ++i) text << line << "\n";
-    const fs::path path = dir / "pairs.tsv";
-    testing::write_text(path, text.str());
-    return path;
 }
 
 std::string build(const std::string& args) { return testing::neuron_build_bert(args); }
@@ -109,7 +99,7 @@ struct Classified {
 };
 Classified classify(const fs::path& dir, const fs::path& model, const std::string& instance, const std::string& extra = "") {
     Classified c;
-    c.pairs = write_mrpc_pairs(dir);
+    c.pairs = write_mrpc_pairs(dir, kPairs);
     c.run = run_command(sim(instance) + model.string() + " --functional " + extra + " --pairs " + c.pairs.string() +
                         " --predictions " + (dir / "out.tsv").string());
     EXPECT_EQ(c.run.exit_code, 0) << c.run.err;

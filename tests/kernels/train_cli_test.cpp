@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 using test::run_command;
 using testing::ScratchDir;
 using testing::expect_neuron_sim_user_error;
+using testing::write_mrpc_pairs;
 
 constexpr const char* kInstance = "trn1.2xlarge";
 
@@ -43,16 +44,6 @@ fs::path write_config(const fs::path& dir) {
     return path;
 }
 
-// The first `count` pairs of the MRPC dev file (header included), as a file of their own.
-fs::path write_mrpc_pairs(const fs::path& dir, size_t count) {
-    std::ifstream in(testing::shared_data("mrpc/glue_mrpc_dev.tsv"));
-    std::ostringstream text;
-    std::string line;
-    for (size_t i = 0; i <= count && std::getline(in, line); ++i) text << line << "\n";
-    const fs::path path = dir / "pairs.tsv";
-    testing::write_text(path, text.str());
-    return path;
-}
 
 std::string build_train(const std::string& args) { return test::tool_path("neuron-build") + " bert-train " + args; }
 
