@@ -18,8 +18,11 @@ std::string join(const std::vector<std::string>& names) {
 }
 
 std::vector<std::filesystem::path> chip_files(const std::filesystem::path& config_dir) {
-    const auto dir = config_dir / "chips";
     std::error_code error;
+    if (!std::filesystem::is_directory(config_dir, error))
+        throw ConfigError(fmt::format("{}: not a config directory (one holds chips/*.yaml and instances.yaml)",
+                                      config_dir.string()));
+    const auto dir = config_dir / "chips";
     std::vector<std::filesystem::path> files;
     for (std::filesystem::directory_iterator it(dir, error), end; !error && it != end;
          it.increment(error)) {

@@ -85,14 +85,22 @@ TEST_F(ConfigBadFile, MissingFile) {
     }
 }
 
-TEST_F(ConfigBadFile, MissingConfigDirectory) {
+std::string load_error(const std::filesystem::path& config_dir) {
     try {
-        ConfigSet::load(files.dir() / "no-configs");
-        FAIL() << "no error";
+        ConfigSet::load(config_dir);
     } catch (const ConfigError& error) {
-        EXPECT_EQ(std::string(error.what()),
-                  (files.dir() / "no-configs" / "chips").string() + ": no chip files (*.yaml) found");
+        return error.what();
     }
+    return "no error";
+}
+
+TEST_F(ConfigBadFile, MissingConfigDirectory) {
+    const std::string not_a_directory = ": not a config directory (one holds chips/*.yaml and instances.yaml)";
+    EXPECT_EQ(load_error(files.dir() / "no-configs"), (files.dir() / "no-configs").string() + not_a_directory);
+    EXPECT_EQ(load_error("/dev/zero"), "/dev/zero" + not_a_directory);
+    std::filesystem::create_directories(files.dir() / "empty-configs" / "chips");
+    EXPECT_EQ(load_error(files.dir() / "empty-configs"),
+              (files.dir() / "empty-configs" / "chips").string() + ": no chip files (*.yaml) found");
 }
 
 // --- Unknown, missing, repeated keys ---------------------------------------------------------

@@ -140,7 +140,9 @@ TEST(ProfileCommand, SummaryTextIsOneNameValueLinePerMetric) {
 TEST(ProfileCommand, UnwritableProfileFileAndMissingProgramAreOneLine) {
     test::expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + tiled_gemm() +
                                             " --profile /nonexistent/dir/p.json"),
-                          "cannot write the profile file /nonexistent/dir/p.json");
+                          "cannot write the profile file /nonexistent/dir/p.json: No such file or directory");
+    test::expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + tiled_gemm() + " --profile /"),
+                                "cannot write the profile file /: Is a directory");
     test::expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge profile /nonexistent/k.bin"), "/nonexistent/k.bin");
 }
 

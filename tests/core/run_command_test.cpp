@@ -239,7 +239,10 @@ TEST(RunCommand, UsageErrorsAreOneLineWithExitCode2) {
 TEST(RunCommand, UnwritableTraceIsAnError) {
     const std::string prog = write_program("run_trace_err.bin", kProgram);
     expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --trace /nonexistent/t.json"),
-                          "cannot write the trace file /nonexistent/t.json");
+                          "cannot write the trace file /nonexistent/t.json: No such file or directory");
+    // A directory where the file should go says so, rather than only that it cannot be written.
+    expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --trace /"),
+                          "cannot write the trace file /: Is a directory");
 }
 
 TEST(RunCommand, DeadlockEndsWithAReportAndAFailure) {

@@ -26,9 +26,10 @@ TraceFile::TraceFile(const TraceOptions& options, uint32_t executions) : path_(o
         throw Error(e.what());
     }
     const bool gzip = options.file.size() > 3 && options.file.compare(options.file.size() - 3, 3, ".gz") == 0;
+    errno = 0;
     if (gzip) out_ = std::make_unique<GzipOutputStream>(options.file);
     else out_ = std::make_unique<std::ofstream>(options.file);
-    if (!*out_) throw Error("cannot write the trace file " + options.file);
+    if (!*out_) throw cannot_write("trace file", options.file);
     writer_ = std::make_unique<sim::core::TraceWriter>(*out_, window);
 }
 
@@ -40,10 +41,11 @@ sim::core::TraceWriter* TraceFile::for_execution(uint32_t index) const {
 
 void TraceFile::finish() {
     if (!writer_) return;
+    errno = 0;
     writer_->finish();
     if (auto* gzip = dynamic_cast<GzipOutputStream*>(out_.get())) gzip->close();
     else static_cast<std::ofstream&>(*out_).close();
-    if (!*out_) throw Error("cannot write the trace file " + path_);
+    if (!*out_) throw cannot_write("trace file", path_);
 }
 
 }  // namespace nsim::library
