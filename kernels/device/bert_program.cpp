@@ -33,8 +33,11 @@ enum QueueClass : uint32_t {
     kWeightClasses = 6,
 };
 // Weight slots: enough blocks in flight to cover the DMA fixed cost with transfers (hardware.md 3.1:
-// ~1.3 us per DMA, >= 4 KiB per partition to saturate); more only costs SBUF.
+// ~1.3 us per DMA); more only costs SBUF.
 constexpr uint32_t kWeightSlots = 10;
+// A weight block's bytes per partition, when SBUF has room: DMABW (hardware.md 3.1) needs >= 2 KiB per
+// partition and 4 KiB to saturate the DMA engines, which process a descriptor per partition row.
+constexpr uint64_t kWeightRowBytes = 4096;
 // Double buffering at least; SBUF that cannot hold two slots does not fit the model.
 constexpr uint32_t kMinWeightSlots = 2;
 // Alignment padding the SBUF allocator may add per buffer.
@@ -151,10 +154,16 @@ private:
             logits_ = allocate_tiles(core_, uint32_t(options_.config.num_labels), batch_, isa::DType::Fp32,
                                      "logits^T");
         }
-        // Last: the weight ring takes as many slots as SBUF has room for, up to kWeightSlots.
-        const uint32_t slot_columns = std::max(core_.spec().tensor.max_moving_free, core_.spec().tensor.max_stationary_free);
-        const uint64_t slot_bytes = uint64_t(slot_columns) * isa::size_in_bytes(dtypes_.matmul) + kSbufSlack;
+        // Last: the weight ring. Its slots are whole matmul widths (the wider of moving and stationary),
+        // as many as fit up to kWeightRowBytes per partition while kWeightSlots of them fit in SBUF;
+        // one width each when they do not, and then as many slots as there is room for.
+        const uint32_t width = std::max(core_.spec().tensor.max_moving_free, core_.spec().tensor.max_stationary_free);
+        const uint64_t width_bytes = uint64_t(width) * isa::size_in_bytes(dtypes_.matmul);
         const uint64_t room = core_.spec().sbuf.bytes_per_partition - std::min(core_.sbuf_used(), core_.spec().sbuf.bytes_per_partition);
+        uint64_t widths = std::max<uint64_t>(1, kWeightRowBytes / width_bytes);
+        while (widths > 1 && kWeightSlots * (widths * width_bytes + kSbufSlack) > room) --widths;
+        const uint32_t slot_columns = uint32_t(widths * width);
+        const uint64_t slot_bytes = widths * width_bytes + kSbufSlack;
         const uint32_t slots = uint32_t(std::min<uint64_t>({kWeightSlots, core_.spec().dma_queues_per_engine - kWeightClasses,
                                                             std::max<uint64_t>(kMinWeightSlots, room / slot_bytes)}));
         ring_ = std::make_unique<WeightRing>(core_, slots, slot_columns, dtypes_.matmul, kWeightClasses);

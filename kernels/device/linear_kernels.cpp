@@ -149,34 +149,51 @@ void token_major_matmul(KernelContext& ctx, const std::vector<ContractionStep>& 
     while (width > granule && banks_for(width, token_tiles) > half_ring(ctx)) width /= 2;
     uint32_t tiles_per_group = token_tiles;
     while (tiles_per_group > 1 && banks_for(width, tiles_per_group) > half_ring(ctx)) --tiles_per_group;
+    // Column chunks per weight block: as many as a weight slot holds and half the PSUM ring takes for
+    // every token tile of a group (wide blocks make long DMA rows, see WeightRing).
+    uint32_t chunks_per_block = std::max<uint32_t>(1, ctx.weights.slot_columns() / width);
+    while (chunks_per_block > 1 && banks_for(width, tiles_per_group * chunks_per_block) > half_ring(ctx)) --chunks_per_block;
 
     uint32_t evacuation = 0;
     for (uint32_t tg = 0; tg < token_tiles; tg += tiles_per_group) {
         const uint32_t count = std::min(tiles_per_group, token_tiles - tg);
-        for (const Range& oc : split(columns, width)) {
+        for (const Range& block : split(columns, width * chunks_per_block)) {
+            const std::vector<Range> chunks = split(block.size, width);  // relative to the block
+            // Accumulator of token tile j and chunk c: acc[j * chunks + c].
+            std::vector<uint32_t> widths;
+            for (uint32_t j = 0; j < count; ++j)
+                for (const Range& c : chunks) widths.push_back(c.size);
             std::vector<Accumulator> acc;
-            const std::vector<uint32_t> banks = ring_banks(ctx, pack(ctx, std::vector<uint32_t>(count, width), &acc));
+            const std::vector<uint32_t> banks = ring_banks(ctx, pack(ctx, widths, &acc));
+            auto accumulator = [&](uint32_t j, size_t c, uint32_t rows) {
+                const Accumulator& a = acc[j * chunks.size() + c];
+                return psum_tile(ctx.core, banks[a.bank], rows, a.element, chunks[c].size);
+            };
             for (uint32_t k = 0; k < steps.size(); ++k) {
                 prepare(k);
-                const View moving = ctx.weights.load(steps[k].matrix, steps[k].rows, oc.begin, oc.size);
+                const View weights = ctx.weights.load(steps[k].matrix, steps[k].rows, block.begin, block.size);
                 for (uint32_t j = 0; j < count; ++j) {
                     const uint32_t tile = tg + j, rows = out.rows_of(tile);
-                    ctx.core.matmul(psum_tile(ctx.core, banks[acc[j].bank], rows, acc[j].element, oc.size),
-                                    stationary(k, tile), moving, k > 0);
+                    for (size_t c = 0; c < chunks.size(); ++c) {
+                        const View moving = builder::tile(weights.buffer, weights.ap.dtype, 0, steps[k].rows.size,
+                                                          chunks[c].begin, chunks[c].size);
+                        ctx.core.matmul(accumulator(j, c, rows), stationary(k, tile), moving, k > 0);
+                    }
                 }
             }
-            for (uint32_t j = 0; j < count; ++j) {
-                const uint32_t tile = tg + j, rows = out.rows_of(tile);
-                const View src = psum_tile(ctx.core, banks[acc[j].bank], rows, acc[j].element, oc.size);
-                const View dst = out.view(tile, oc.begin, oc.size);
-                if (epilogue == TokenEpilogue::AddInto) {
-                    ctx.core.tensor_tensor(isa::Engine::Dve, dst, src, dst, isa::AluOp::Add);
-                } else if (evacuation++ % 2 == 0) {
-                    ctx.core.activation(dst.part(), src, isa::ActivationFunction::Identity);
-                } else {
-                    ctx.core.tensor_copy(isa::Engine::Dve, dst.part(), src);
+            for (uint32_t j = 0; j < count; ++j)
+                for (size_t c = 0; c < chunks.size(); ++c) {
+                    const uint32_t tile = tg + j, rows = out.rows_of(tile);
+                    const View src = accumulator(j, c, rows);
+                    const View dst = out.view(tile, block.begin + chunks[c].begin, chunks[c].size);
+                    if (epilogue == TokenEpilogue::AddInto) {
+                        ctx.core.tensor_tensor(isa::Engine::Dve, dst, src, dst, isa::AluOp::Add);
+                    } else if (evacuation++ % 2 == 0) {
+                        ctx.core.activation(dst.part(), src, isa::ActivationFunction::Identity);
+                    } else {
+                        ctx.core.tensor_copy(isa::Engine::Dve, dst.part(), src);
+                    }
                 }
-            }
         }
     }
 }

@@ -38,6 +38,9 @@
 //     (With 2 KiB and 8 KiB slices, 0.12 and 0.48 us of bytes against 1.3 us of overhead, fewer
 //     than ~7 load queues leave the engines idle.)
 // Semaphores count completed work; each wait is ">= how much must be done by now".
+// Since DMA descriptors are costed (one per partition row, configs dma_descriptor_s), the AT loads'
+// 256 B rows make the DMA engines the bound (tests/core/gemm_kernel_test.cpp): the next step for this
+// schedule is AT transfers of several m-tiles, rows of >= 2 KiB (DMABW).
 //
 // Measured numbers and the bound they are held to: tests/core/gemm_kernel_test.cpp.
 #pragma once

@@ -253,9 +253,10 @@ struct EngineRun {
     BandwidthModel* resource_of(const Core& core, const isa::AccessPattern& ap, bool reading);
 
     // A DMA: the fixed overhead, then its bytes burst by burst (dma_burst), each reserving every
-    // resource on the path at the burst's own time. A gather (dma_gather) reads its indices too, and
-    // its engine processes one descriptor per row: that time occupies the engine like the bytes it
-    // could have moved meanwhile (dma_descriptor_s x dma_engine_bytes_per_s).
+    // resource on the path at the burst's own time. The engine processes one descriptor per
+    // contiguous run (contiguous_runs: at least one per SBUF partition, one per row for a gather,
+    // which reads its indices too): that time occupies the engine like the bytes it could have
+    // moved meanwhile (dma_descriptor_s x dma_engine_bytes_per_s).
     void start_dma(uint32_t qi, const isa::Instruction& inst, uint64_t now);
 
     // The next burst starts when the slowest resource of the path can take it.

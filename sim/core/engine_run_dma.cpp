@@ -1,6 +1,7 @@
 // DMAs of an engine run: a fixed overhead, then bursts that reserve every shared resource on the
 // path at their own simulated time.
 #include "core/engine_run.h"
+#include "core/semantics/operand_bytes.h"
 
 #include <algorithm>
 
@@ -22,7 +23,7 @@ void EngineRun::start_dma(uint32_t qi, const isa::Instruction& inst, uint64_t no
     const bool gather = inst.opcode == isa::Opcode::DmaGather;
     const isa::AccessPattern& dst = inst.ap(gather ? isa::fields::DmaGather::dst : isa::fields::DmaCopy::dst);
     const isa::AccessPattern* indices = gather ? &inst.ap(isa::fields::DmaGather::indices) : nullptr;
-    uint64_t src_bytes = 0, descriptor_bytes = 0;
+    uint64_t src_bytes = 0;
     if (gather) {
         // Indices in device or host memory are there in timing runs too: an index outside the
         // table fails the execution whether or not values are computed.
@@ -30,14 +31,17 @@ void EngineRun::start_dma(uint32_t qi, const isa::Instruction& inst, uint64_t no
             check(q, [&] { gather_row_indices(inst, core.spaces); });
         functional(q, [&] { execute(inst, core.spaces); });
         src_bytes = CostModel::operand_bytes(dst);  // the rows read from the table: as many as written
-        descriptor_bytes = uint64_t(std::llround(double(dst.partition_count) * cost.core().dma_descriptor_s *
-                                                 cost.dma_engine_bytes_per_s()));
     } else {
         functional(q, [&] { copy_elements(dst, inst.ap(isa::fields::DmaCopy::src), core.spaces); });
         src_bytes = CostModel::operand_bytes(inst.ap(isa::fields::DmaCopy::src));
     }
     const isa::AccessPattern& src = gather ? inst.ap(isa::fields::DmaGather::table) : inst.ap(isa::fields::DmaCopy::src);
     const uint64_t dst_bytes = CostModel::operand_bytes(dst);
+    // One descriptor per contiguous run, of the side cut into more of them; a gather's table rows
+    // are one each, as many as the destination's rows.
+    const uint64_t descriptors = std::max(contiguous_runs(dst), gather ? 0 : contiguous_runs(src));
+    const uint64_t descriptor_bytes =
+        uint64_t(std::llround(double(descriptors) * cost.core().dma_descriptor_s * cost.dma_engine_bytes_per_s()));
     Transfer& transfer = q.transfer;
     transfer = Transfer{};
     transfer.total = std::max(src_bytes, dst_bytes);

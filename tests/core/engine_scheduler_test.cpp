@@ -73,7 +73,8 @@ TEST(EngineQueues, SemSetRearmsAndIterationsRepeatTheProgram) {
     EXPECT_EQ(run.slices().size(), 9u);
 }
 
-// One DMA: the fixed overhead, then the bytes at the slowest of the engine and the memory channel.
+// One DMA: the fixed overhead, then the bytes at the slowest of the engine and the memory channel;
+// the engine also processes a descriptor per SBUF partition row.
 TEST(Dma, ATransferTakesItsOverheadPlusItsBytesAtTheEngineRate) {
     const std::string text = program(
         ".tensor X input fp32 [128, 2048] device 0x0\n.core 0\n"
@@ -82,7 +83,8 @@ TEST(Dma, ATransferTakesItsOverheadPlusItsBytesAtTheEngineRate) {
     const auto stats = run.run();
     const double bytes = 128.0 * 2048 * 4;
     const auto& chip = test::shipped_configs().chip("trainium1");
-    const double expected = v2().dma_transfer_overhead_s + bytes / v2().dma_engine_bytes_per_s + chip.memory.latency_s;
+    const double expected = v2().dma_transfer_overhead_s + bytes / v2().dma_engine_bytes_per_s +
+                            128 * v2().dma_descriptor_s + chip.memory.latency_s;
     EXPECT_NEAR(stats.time_s, expected, expected * 0.01);
     EXPECT_EQ(stats.dma_bytes, uint64_t(bytes));
     EXPECT_EQ(stats.device_memory_bytes, uint64_t(bytes));
@@ -125,10 +127,28 @@ TEST(Dma, QueuesOfOneEngineShareItsBandwidth) {
     const auto alone = span(slices, {"dma0"}, run, 0);
     const auto shared = span(slices, {"dma16", "dma32"}, run, 0);
     const auto separate = span(slices, {"dma1", "dma2"}, run, 0);
-    const double transfer_us = double(bytes) / v2().dma_engine_bytes_per_s * 1e6;
+    // What one more DMA on the engine adds: its bytes and its descriptors (one per partition row).
+    const double transfer_us = (double(bytes) / v2().dma_engine_bytes_per_s + 128 * v2().dma_descriptor_s) * 1e6;
     const double one = alone.second - alone.first;
     EXPECT_NEAR((shared.second - shared.first) - one, transfer_us, transfer_us * 0.02);
     EXPECT_NEAR(separate.second - separate.first, one, transfer_us * 0.02);
+}
+
+// DMABW (hardware.md 3.1): short rows per partition cannot keep a DMA engine busy with data. The
+// same 512 KiB as 128 partition rows of 4 KiB (dma0, engine 0) takes (128 - 16) descriptors longer
+// than as 16 rows of 32 KiB (dma1, engine 1), both at once from one memory channel that outpaces them.
+TEST(Dma, EachPartitionRowIsADescriptorTheEngineProcesses) {
+    ASSERT_GT(v2().dma_descriptor_s, 0);
+    const std::string text = program(
+        ".tensor X input fp32 [128, 1024] device 0x0\n.tensor Y input fp32 [16, 8192] device 0x100000\n.core 0\n"
+        "dma0 dma_copy dst=fp32 sbuf[0:128] +0 [[1,1024]], src=fp32 dram:X +0 [[1024,128],[1,1024]]\n"
+        "dma1 dma_copy dst=fp32 sbuf[0:16] +4096 [[1,8192]], src=fp32 dram:Y +0 [[8192,16],[1,8192]]\n");
+    EngineRun run(kTrn1, test::assemble_program(text), traced());
+    run.run();
+    const auto slices = run.slices();
+    const auto rows128 = span(slices, {"dma0"}, run, 0), rows16 = span(slices, {"dma1"}, run, 0);
+    const double longer_s = ((rows128.second - rows128.first) - (rows16.second - rows16.first)) * 1e-6;
+    EXPECT_NEAR(longer_s, 112 * v2().dma_descriptor_s, 1e-9);
 }
 
 // Core 0's 16 DMA engines each load `bytes` of tensor X alone; then both cores of trn1 meet at a

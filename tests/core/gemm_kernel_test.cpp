@@ -1,18 +1,21 @@
 // The hand-scheduled 1024x1024x1024 bf16 GEMM on one NeuronCore-v2: correct against the plain C++
 // reference, and visibly slower without double buffering.
 //
-// Tensor-engine busy: the 128 matmuls stream for 23.4 us (512 cycles at 2.8 GHz each); 85% busy
-// means the run may last 27.5 us. Under the cost model (configs/chips/nc-v2.yaml) it cannot be
-// shorter than about 1.3 us (fixed cost of the first DMAs) + 0.6 us (the first AT and B tiles at 16 x
-// 17 GB/s) + 23.4 us + 1.7 us (the last result through the PE pipeline, its evacuation, the 1.3 us
-// fixed cost of its store and its bytes), i.e. 27 us or 86-87% busy, and only if the DMA engines
-// move bytes nearly all the time (6 MiB take 23.1 us). With the last output tile 512 columns wide
-// the bound drops to 84%, hence the halved last tile. The schedule (kernels/gemm/gemm_kernel.h)
-// measures 27.1 us, 86.6% busy; single-buffered 50 us, 47.5%.
+// The bound: the 128 matmuls stream for 23.4 us (512 cycles at 2.8 GHz each), and the core's 16 DMA
+// engines (17 GB/s each) move 6 MiB of A, B and C in 23.1 us - plus, since DMA descriptors are costed
+// (configs dma_descriptor_s, one per partition row), 30 ns of engine time per row: the schedule's AT
+// loads move 256 B rows (one 128-column m-tile of AT[K, M]), B and C 1 KiB rows, so descriptors add
+// ~23 us and the DMA engines, not the tensor engine, bound the run (46.9 us at 16 engines). The
+// schedule (kernels/gemm/gemm_kernel.h, tuned before descriptors were costed) measures 48.2 us,
+// tensor engine 49.7% busy, within 3% of that bound; single-buffered 67.6 us, 35.3%. (Before
+// descriptors: 27.1 us, 86.6% busy; single-buffered 50 us, 47.5%.) Loading AT in longer rows (several
+// m-tiles per transfer) is what would bring the tensor engine back towards busy.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "core/cost_model.h"
+#include "core/semantics/operand_bytes.h"
 #include "engine_test_support.h"
 #include "gemm/gemm_kernel.h"
 
@@ -46,6 +49,22 @@ void expect_matches_reference(test::EngineRun& run, const GemmShape& shape) {
     EXPECT_EQ(bad, 0u);
 }
 
+// The time the core's DMA engines need for the program's transfers, their bytes and descriptors
+// (one per contiguous run of the side cut into more), all engines moving all the time.
+double dma_engine_bound_s(const isa::Container& program) {
+    double engine_s = 0;
+    for (const isa::InstructionStream& stream : program.streams)
+        for (const isa::Instruction& inst : stream.instructions) {
+            if (inst.opcode != isa::Opcode::DmaCopy) continue;
+            const isa::AccessPattern& dst = inst.ap(isa::fields::DmaCopy::dst);
+            const isa::AccessPattern& src = inst.ap(isa::fields::DmaCopy::src);
+            const uint64_t descriptors = std::max(sim::core::contiguous_runs(dst), sim::core::contiguous_runs(src));
+            engine_s += double(sim::core::CostModel::operand_bytes(dst)) / v2().dma_engine_bytes_per_s +
+                        double(descriptors) * v2().dma_descriptor_s;
+        }
+    return engine_s / v2().dma_engines;
+}
+
 // Runs `schedule` with data on trn1.2xlarge, checks C against the reference and returns the tensor
 // engine's busy %.
 double expect_correct(const GemmShape& shape, const GemmSchedule& schedule) {
@@ -60,8 +79,17 @@ double expect_correct(const GemmShape& shape, const GemmSchedule& schedule) {
     return busy;
 }
 
-TEST(Gemm1024, DoubleBufferedIsCorrectAndKeepsTheTensorEngineBusy) {
-    EXPECT_GT(expect_correct(GemmShape{1024, 1024, 1024}, GemmSchedule::double_buffered()), 85.0);
+TEST(Gemm1024, DoubleBufferedIsCorrectAndKeepsTheDmaEnginesBusy) {
+    const GemmShape shape{1024, 1024, 1024};
+    sim::core::ExecutionOptions o;
+    o.functional = true;
+    test::EngineRun run("trn1.2xlarge", kernels::build_gemm(v2(), shape, GemmSchedule::double_buffered(), true), o);
+    const auto stats = run.run();
+    expect_matches_reference(run, shape);
+    const double bound = dma_engine_bound_s(run.program);
+    std::cout << "1024x1024x1024 bf16 GEMM: " << stats.time_s * 1e6 << " us, DMA engine bound " << bound * 1e6
+              << " us, tensor engine busy " << pe_busy(run, stats) << "%\n";
+    EXPECT_LT(stats.time_s, 1.1 * bound);
 }
 
 TEST(Gemm1024, WithoutDoubleBufferingTheTensorEngineWaitsVisibly) {
@@ -90,9 +118,10 @@ TEST(Gemm1024, WithoutDoubleBufferingTheTensorEngineWaitsVisibly) {
     const Result fast = run(GemmSchedule::double_buffered());
     const Result slow = run(GemmSchedule::single_buffered());
     std::cout << "single-buffered: " << slow.stats.time_s * 1e6 << " us, tensor engine busy " << slow.pe_busy << "%\n";
-    EXPECT_GT(slow.stats.time_s, 1.5 * fast.stats.time_s);
-    EXPECT_LT(slow.pe_busy, 50.0);
-    EXPECT_GT(fast.pe_busy, 85.0);
+    // Both are bound by the DMA engines (see the top); double buffering still overlaps what single
+    // buffering serialises.
+    EXPECT_GT(slow.stats.time_s, 1.3 * fast.stats.time_s);
+    EXPECT_GT(fast.pe_busy, 1.3 * slow.pe_busy);
     // Both do the 8 x 8 x 2 matmuls; the double-buffered schedule cuts the last output tile's 8 into
     // 4 x 8 narrower ones (256, 128, 64, 64 columns).
     EXPECT_EQ(fast.matmuls, 128u - 8u + 4u * 8u);

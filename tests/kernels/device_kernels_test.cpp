@@ -129,6 +129,21 @@ TEST_P(DeviceKernel, ValueProjectionTokenMajor) {
     expect_close(h.run()->read("out"), reference::linear(x, w), mm(), "x Wv^T");
 }
 
+// Weight blocks several matmuls wide (long DMA rows per partition): each block feeds one matmul per
+// column chunk, the last chunk ragged, into accumulators of as many PSUM banks as half the ring has.
+TEST_P(DeviceKernel, TokenMajorLinearOverWeightBlocksWiderThanOneMatmul) {
+    KernelHarness h(GetParam().instance, precision(), 4);
+    constexpr uint32_t kWide = 1200;
+    const Tensor x = rounded(random({kTokens, kHidden}, "x"), mm());
+    LinearWeights w = rounded_linear(random_linear(kWide, kHidden, "wide"));
+    w.bias = Tensor({kWide});
+    TileSet x_t = h.load("x^T", transposed(x), mm());
+    TileSet y = device::allocate_tiles(h.core(), kTokens, kWide, mm(), "y");
+    device::token_major_linear(h.ctx(), x_t, h.weights("w", w.weight), y, device::TokenEpilogue::Store);
+    h.store("out", y);
+    expect_close(h.run()->read("out"), reference::linear(x, w), mm(), "x W^T, wide blocks");
+}
+
 TEST_P(DeviceKernel, OutputProjectionResidualAndLayerNorm) {
     KernelHarness h(GetParam().instance, precision());
     const Tensor context = rounded(random({kTokens, kHidden}, "context"), mm());

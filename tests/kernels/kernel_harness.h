@@ -3,6 +3,7 @@
 // tensors; the test runs it functionally and compares with the plain C++ reference.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,14 +21,16 @@ using device::TileSet;
 
 class KernelHarness {
 public:
-    KernelHarness(const std::string& instance, device::Precision precision)
+    // Weight slots `slot_widths` matmuls wide (the wider of moving and stationary free sizes).
+    KernelHarness(const std::string& instance, device::Precision precision, uint32_t slot_widths = 1)
         : instance_(instance),
           spec_(core_spec(instance)),
           program_(spec_, 1),
           core_(program_.core(0)),
           dtypes_(device::dtypes_for(precision)),
           io_(core_.dma_channel("io", 0)),
-          ring_(core_, 3, spec_.tensor.max_moving_free, dtypes_.matmul, 2),
+          ring_(core_, 3, slot_widths * std::max(spec_.tensor.max_moving_free, spec_.tensor.max_stationary_free),
+                dtypes_.matmul, 2),
           psum_(core_, 0, core_.psum_banks()),
           ctx_{core_, ring_, psum_, dtypes_} {}
 

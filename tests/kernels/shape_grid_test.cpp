@@ -1,11 +1,16 @@
 // Kernels for every shape the hardware runs: BERT-base and BERT-large over a grid of batch sizes and
 // sequence lengths, built timing-only (no weights) with the whole model on the device, on each
 // NeuronCore generation. A build may refuse only because device memory cannot hold the model and its
-// inputs and outputs; anything else (SBUF, PSUM, a tile the kernels do not cut) fails the test.
+// inputs and outputs; anything else (SBUF, PSUM, a tile the kernels do not cut) fails the test. And
+// the size of the weight stream's DMA rows.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
 
 #include "device/bert_program.h"
 #include "device_run.h"
+#include "isa/opcode_table.h"
 
 namespace nsim::kernels {
 namespace {
@@ -50,6 +55,37 @@ TEST_P(ShapeGrid, EveryShapeBuildsOrDeviceMemoryRefusesIt) {
                     << instance << " " << model << " batch " << shape.batch << " seq " << shape.seq << ": " << e.what();
             }
         }
+}
+
+// DMABW (hardware.md 3.1): a DMA needs >= 2 KiB per partition row, 4 KiB to saturate the engines. At
+// batch 1 on trn1 the weight blocks of the FFN's first matrix (3072 columns) load 4 KiB rows, and no
+// weight block loads more (a slot is 4 KiB per partition at most).
+TEST(WeightStream, FfnWeightBlocksLoadFourKibPerPartitionRow) {
+    const config::HostSpec host = test::shipped_configs().host("trn1.2xlarge");
+    device::BertProgramOptions o;
+    o.config = *bert_preset_config("bert-base");
+    o.model_name = "bert-base";
+    o.batch = 1;
+    o.seq = 128;
+    o.precision = device::Precision::MixedBf16;
+    o.embedding = device::EmbeddingPlacement::Device;
+    o.device_memory_bytes = host.chip.memory.channel_bytes;
+    const isa::Container program = device::build_bert_program(host.chip.core, o, nullptr);
+    std::map<std::string, uint64_t> widest;  // weight tensor -> most bytes one DMA moves per partition row
+    for (const isa::InstructionStream& stream : program.streams)
+        for (const isa::Instruction& inst : stream.instructions) {
+            if (inst.opcode != isa::Opcode::DmaCopy) continue;
+            const isa::AccessPattern& src = inst.ap(isa::fields::DmaCopy::src);
+            const isa::AccessPattern& dst = inst.ap(isa::fields::DmaCopy::dst);
+            if (src.space != isa::MemorySpace::Dram || dst.space != isa::MemorySpace::Sbuf) continue;
+            const isa::TensorInfo& tensor = program.tensors.at(src.tensor);
+            if (tensor.role != isa::TensorRole::Weight || tensor.shape.size() != 2 || tensor.shape[0] != 768) continue;
+            uint64_t& w = widest[tensor.name];
+            w = std::max<uint64_t>(w, dst.free_elements() * isa::size_in_bytes(dst.dtype));
+        }
+    ASSERT_TRUE(widest.count("layer0.intermediate"));
+    EXPECT_EQ(widest["layer0.intermediate"], 4096u);
+    for (const auto& [name, bytes] : widest) EXPECT_LE(bytes, 4096u) << name;
 }
 
 // fp32, the widest activations, on NeuronCore-v2 and -v3: what fits there fits in every dtype. On

@@ -1,7 +1,9 @@
 // read_tile / write_tile / copy_elements over access patterns: every element at the address
-// FORMAT.md section 5 gives (computed here by address_of), bytes around them untouched.
+// FORMAT.md section 5 gives (computed here by address_of), bytes around them untouched; and the
+// contiguous runs of an operand (a DMA's descriptors).
 #include <cstring>
 
+#include "core/semantics/operand_bytes.h"
 #include "semantics_test_support.h"
 
 namespace nsim::sim::core::test {
@@ -231,6 +233,28 @@ TEST(AccessPatternIo, ErrorsAreSemanticsErrors) {
     } catch (const SemanticsError& e) {
         EXPECT_STREQ(e.what(), "sbuf operand: bytes [65528, 65544) of each partition outside its 65536 bytes");
     }
+}
+
+// What a DMA writes one descriptor for (contiguous_runs): each SBUF partition is its own memory, so
+// a row per partition at least; a dense tensor region is one run however many rows it has.
+TEST(ContiguousRuns, EveryPartitionRowIsARunOfItsOwn) {
+    EXPECT_EQ(contiguous_runs(sbuf_tile(DType::Bf16, 0, 8, 0, 768)), 8u);
+    EXPECT_EQ(contiguous_runs(sbuf_tile(DType::Fp32, 0, 128, 0, 1)), 128u);
+    // Two free steps of 16 contiguous elements each, 32 apart: two runs per partition.
+    EXPECT_EQ(contiguous_runs(sbuf(DType::Fp32, 0, 4, 0, {{32, 2}, {1, 16}})), 8u);
+    // An outer dimension that continues the inner one and a size-1 dimension merge into one run.
+    EXPECT_EQ(contiguous_runs(sbuf(DType::Fp32, 0, 4, 0, {{16, 2}, {5, 1}, {1, 16}})), 4u);
+    // Strided innermost: every element is a run.
+    EXPECT_EQ(contiguous_runs(sbuf(DType::Fp32, 0, 2, 0, {{2, 10}})), 20u);
+}
+
+TEST(ContiguousRuns, DenseTensorRowsThatFollowEachOtherAreOneRun) {
+    // Whole rows of a [8, 768] bf16 matrix: one run.
+    EXPECT_EQ(contiguous_runs(tensor(MemorySpace::Dram, DType::Bf16, 0, 8, 768, 0, {{1, 768}})), 1u);
+    // 512 of its 768 columns: a run per row.
+    EXPECT_EQ(contiguous_runs(tensor(MemorySpace::Dram, DType::Bf16, 0, 8, 768, 0, {{1, 512}})), 8u);
+    // Rows repeated (stride 0, a broadcast): a run per row.
+    EXPECT_EQ(contiguous_runs(tensor(MemorySpace::Host, DType::Fp32, 0, 8, 0, 0, {{1, 768}})), 8u);
 }
 
 }  // namespace

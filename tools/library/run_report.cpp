@@ -23,8 +23,10 @@ double percentile(std::vector<double> values, double p) {
 LatencySummary LatencySummary::of(const std::vector<double>& seconds) {
     LatencySummary s;
     s.min_ms = 1e3 * *std::min_element(seconds.begin(), seconds.end());
-    s.mean_ms = 1e3 * std::accumulate(seconds.begin(), seconds.end(), 0.0) / double(seconds.size());
     s.max_ms = 1e3 * *std::max_element(seconds.begin(), seconds.end());
+    // The summation can round the mean of equal values an ulp above them; it lies between min and max.
+    s.mean_ms = std::clamp(1e3 * std::accumulate(seconds.begin(), seconds.end(), 0.0) / double(seconds.size()),
+                           s.min_ms, s.max_ms);
     s.p50_ms = 1e3 * percentile(seconds, 50);
     s.p99_ms = 1e3 * percentile(seconds, 99);
     return s;

@@ -156,6 +156,18 @@ void check_row(const Placement& p, const isa::AccessPattern& ap, int64_t row_add
 // hand-built instruction may be outside their tables, and stride-0 dimensions can name more
 // elements than the host could hold (2^32 per operand is the functional model's own limit, far
 // beyond any tile).
+uint64_t contiguous_runs(const isa::AccessPattern& ap) {
+    if (ap.partition_count == 0) return 0;
+    const uint32_t element_bytes = isa::size_in_bytes(ap.dtype);
+    const FreeWalk w = walk_of(ap, element_bytes);
+    uint64_t per_row = 1;
+    for (size_t d = 0; d < w.dim_count; ++d) per_row *= w.dims[d].count;
+    // Dense rows of a tensor that follow each other make one run; a partition never continues another.
+    const bool rows_continue = !isa::is_partitioned(ap.space) && w.dense() &&
+                               int64_t(ap.partition_stride) * element_bytes == int64_t(w.run_bytes);
+    return rows_continue ? 1 : uint64_t(ap.partition_count) * per_row;
+}
+
 uint64_t element_count(const isa::AccessPattern& ap) {
     if (!isa::is_valid_space(uint32_t(ap.space))) throw SemanticsError("operand without a valid memory space");
     if (!isa::is_valid_dtype(uint32_t(ap.dtype))) throw SemanticsError(space_text(ap) + " operand has no valid dtype");

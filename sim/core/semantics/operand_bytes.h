@@ -13,6 +13,12 @@ namespace nsim::sim::core {
 // Number of elements an operand names: rows (partitions) times free elements per row.
 uint64_t element_count(const isa::AccessPattern& ap);
 
+// Contiguous byte runs an operand covers (what a DMA writes one descriptor for): one per partition
+// row and free-dimension step on SBUF/PSUM, as each partition is its own memory; on DRAM/HOST, dense
+// rows that follow each other are one run. Size-1 dimensions and dimensions that continue each
+// other merge, as in gather_bytes.
+uint64_t contiguous_runs(const isa::AccessPattern& ap);
+
 // Throws SemanticsError when an element lies outside its partition, memory or tensor's memory, or the
 // operand's memory is missing.
 std::vector<uint8_t> gather_bytes(const isa::AccessPattern& ap, const MemorySpaces& spaces);
