@@ -61,6 +61,9 @@ private:
     ConfigNode child(const YAML::Node& key_node, const YAML::Node& value) const;
     std::string describe() const;  // what this node is, for "expected X, got Y"
     void expect_map() const;
+    // Calls visit(key, value) for each entry in file order, after checking it as entries() does.
+    template <class Visit>
+    void for_each_entry(Visit&& visit) const;
 
     YAML::Node node_;
     std::shared_ptr<const std::string> file_;
