@@ -81,18 +81,25 @@ ConfigNode ConfigNode::child(const YAML::Node& key_node, const YAML::Node& value
                       name);
 }
 
-template <class Visit>
-void ConfigNode::for_each_entry(Visit&& visit) const {
+std::shared_ptr<const ConfigNode::Entries> ConfigNode::checked_entries() const {
     expect_map();
-    std::set<std::string_view> seen;  // views of the keys' own text, which the node holds
+    auto entries = std::make_shared<Entries>();
+    std::set<std::string_view> seen;  // views of the keys' own text, which the document holds
     for (auto it = node_.begin(); it != node_.end(); ++it) {
         if (!it->first.IsScalar()) {
             ConfigNode(it->first, file_, line_of(it->first, line_), key_, name_)
                 .fail("map keys must be plain names");
         }
         if (!seen.insert(it->first.Scalar()).second) child(it->first, it->second).fail("defined twice in this map");
-        visit(it->first, it->second);
+        entries->emplace_back(it->first, it->second);
     }
+    return entries;
+}
+
+template <class Visit>
+void ConfigNode::for_each_entry(Visit&& visit) const {
+    if (!entries_) entries_ = checked_entries();
+    for (const auto& [key, value] : *entries_) visit(key, value);
 }
 
 std::vector<ConfigNode> ConfigNode::entries() const {
@@ -109,8 +116,8 @@ void ConfigNode::check_keys(const std::vector<std::string>& allowed) const {
     }
 }
 
-// The same checks as entries(), without building a node for every entry: the readers look up keys one
-// by one, and building them all for each lookup was most of the time reading the configuration took.
+// Without building a node for every entry: the readers look up keys one by one, and building them
+// all for each lookup was most of the time reading the configuration took.
 std::optional<ConfigNode> ConfigNode::find(const std::string& key) const {
     std::optional<ConfigNode> found;
     for_each_entry([&](const YAML::Node& key_node, const YAML::Node& value) {
