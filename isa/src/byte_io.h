@@ -70,14 +70,20 @@ public:
 
 private:
     void need(size_t count) const {
-        if (count > size_ - pos_)
-            throw ShortRead("needs " + std::to_string(count) + " more bytes, " +
-                            std::to_string(size_ - pos_) + " left");
+        if (__builtin_expect(count > size_ - pos_, 0)) short_read(count, size_ - pos_);
+    }
+    // Out of line, so that the checks stay small enough to inline into decoding.
+    [[noreturn]] __attribute__((noinline, cold)) static void short_read(size_t count, size_t left) {
+        throw ShortRead("needs " + std::to_string(count) + " more bytes, " + std::to_string(left) + " left");
     }
     uint64_t get(int width) {
         need(size_t(width));
         uint64_t v = 0;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        std::memcpy(&v, data_ + pos_, size_t(width));  // the file's order is the host's: one load (decode's hot path)
+#else
         for (int i = 0; i < width; ++i) v |= uint64_t(data_[pos_ + i]) << (8 * i);
+#endif
         pos_ += size_t(width);
         return v;
     }

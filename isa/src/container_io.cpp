@@ -481,6 +481,7 @@ Container read_container(const uint8_t* data, size_t size) {
     std::map<SectionKind, size_t> singletons;
     std::set<std::tuple<uint32_t, uint8_t, uint8_t>> queues;
     std::vector<DataReference> refs;
+    std::map<std::pair<uint64_t, uint64_t>, size_t> stream_at;  // (offset, size) -> the stream decoded from those bytes
     size_t tensor_section = 0, data_section = 0;
     bool have_data = false;
     for (size_t i = 0; i < layout.sections.size(); ++i) {
@@ -514,7 +515,11 @@ Container read_container(const uint8_t* data, size_t size) {
                 s.engine = e.engine;
                 s.queue = e.queue;
                 s.section = uint32_t(i);
-                parse_stream(p, e.crc32, s);
+                // Version 2 stores identical streams once: a section naming the bytes of an earlier one
+                // takes its instructions (read_layout checked that it names exactly those bytes).
+                const auto [earlier, fresh] = stream_at.emplace(std::make_pair(e.offset, e.size), c.streams.size());
+                if (fresh) parse_stream(p, e.crc32, s);
+                else s.instructions = c.streams[earlier->second].instructions;
                 c.streams.push_back(std::move(s));
                 break;
             }

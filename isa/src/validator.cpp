@@ -63,10 +63,13 @@ private:
         out_.push_back(std::move(d));
     }
 
-    void check_semaphore(size_t i, const std::string& what, uint32_t index) {
-        if (index >= limits_.semaphores)
-            report(i, what + " " + std::to_string(index) + " out of range (the core has " +
-                          std::to_string(limits_.semaphores) + ")");
+    // `field`: the operand naming the semaphore, or null for the instruction's own wait or signal
+    // (`what`). Labels are built only for a report: validation runs over every instruction.
+    void check_semaphore(size_t i, const char* what, const FieldSpec* field, uint32_t index) {
+        if (index < limits_.semaphores) return;
+        const std::string label = field ? "operand '" + std::string(field->name) + "': semaphore" : std::string(what);
+        report(i, label + " " + std::to_string(index) + " out of range (the core has " +
+                      std::to_string(limits_.semaphores) + ")");
     }
 
     void check(size_t i, const Instruction& inst) {
@@ -75,14 +78,14 @@ private:
             report(i, "'" + std::string(op.mnemonic) + "' does not run on the " +
                           std::string(name_of(stream_.engine)) + " engine");
         }
-        if (inst.sync.wait_semaphore != kNoSemaphore) check_semaphore(i, "wait semaphore", inst.sync.wait_semaphore);
+        if (inst.sync.wait_semaphore != kNoSemaphore) check_semaphore(i, "wait semaphore", nullptr, inst.sync.wait_semaphore);
         if (inst.sync.signal_semaphore != kNoSemaphore)
-            check_semaphore(i, "signal semaphore", inst.sync.signal_semaphore);
+            check_semaphore(i, "signal semaphore", nullptr, inst.sync.signal_semaphore);
         bool operands_ok = true;
         for (size_t f = 0; f < op.field_count; ++f) {
             const FieldSpec& field = op.fields[f];
             if (field.kind == FieldKind::Semaphore)
-                check_semaphore(i, "operand '" + std::string(field.name) + "': semaphore", inst.u32(f));
+                check_semaphore(i, nullptr, &field, inst.u32(f));
             if (field.kind == FieldKind::AccessPattern)
                 operands_ok = check_operand(i, op, field, inst.ap(f)) && operands_ok;
         }
@@ -90,32 +93,32 @@ private:
     }
 
     bool check_operand(size_t i, const OpcodeInfo& op, const FieldSpec& field, const AccessPattern& ap) {
-        const std::string label = "operand '" + std::string(field.name) + "'";
+        const auto label = [&] { return "operand '" + std::string(field.name) + "'"; };
         if (!ap.present()) {
             if (!field.optional) {
-                report(i, label + " is none but '" + std::string(op.mnemonic) + "' needs it");
+                report(i, label() + " is none but '" + std::string(op.mnemonic) + "' needs it");
                 return false;
             }
             return true;
         }
         if (!(field.spaces & table_names::space_bit(ap.space))) {
-            report(i, label + " is in " + std::string(name_of(ap.space)) + ", '" + std::string(op.mnemonic) +
+            report(i, label() + " is in " + std::string(name_of(ap.space)) + ", '" + std::string(op.mnemonic) +
                           "' takes it from " + spaces_text(field.spaces));
             return false;
         }
         if (ap.partition_count == 0) {
-            report(i, label + ": partition count is 0");
+            report(i, label() + ": partition count is 0");
             return false;
         }
         Wide elements = ap.partition_count;  // each factor < 2^33, so checked step by step it never overflows
         for (size_t d = 0; d < ap.dim_count; ++d) {
             if (ap.dims[d].count == 0) {
-                report(i, label + ": free dimension " + std::to_string(d) + " has count 0");
+                report(i, label() + ": free dimension " + std::to_string(d) + " has count 0");
                 return false;
             }
             elements *= ap.dims[d].count;
             if (elements > Wide(kMaxOperandElements)) {
-                report(i, label + ": names more than " + std::to_string(kMaxOperandElements) +
+                report(i, label() + ": names more than " + std::to_string(kMaxOperandElements) +
                               " elements (the most one operand may)");
                 return false;
             }
@@ -126,45 +129,45 @@ private:
             const bool sbuf = ap.space == MemorySpace::Sbuf;
             const uint32_t partitions = sbuf ? limits_.sbuf_partitions : limits_.psum_partitions;
             const uint64_t bytes = sbuf ? limits_.sbuf_bytes_per_partition : limits_.psum_bytes_per_partition;
-            const std::string space(name_of(ap.space));
+            const auto space = [&] { return std::string(name_of(ap.space)); };
             if (ap.tensor != kNoTensor || ap.partition_stride != 0) {
-                report(i, label + ": a " + space + " operand has no tensor and no partition stride");
+                report(i, label() + ": a " + space() + " operand has no tensor and no partition stride");
                 return false;
             }
             if (Wide(ap.partition_start) + ap.partition_count > partitions) {
-                report(i, label + ": partitions " +
+                report(i, label() + ": partitions " +
                               range_text(ap.partition_start, Wide(ap.partition_start) + ap.partition_count) +
-                              " outside " + space + " (" + std::to_string(partitions) + " partitions)");
+                              " outside " + space() + " (" + std::to_string(partitions) + " partitions)");
                 return false;
             }
             const Wide begin = Wide(ap.offset) + low * element, end = Wide(ap.offset) + (high + 1) * element;
             if (begin < 0 || end > Wide(bytes)) {
-                report(i, label + ": bytes " + range_text(begin, end) + " of each partition outside " + space + " (" +
+                report(i, label() + ": bytes " + range_text(begin, end) + " of each partition outside " + space() + " (" +
                               std::to_string(bytes) + " bytes per partition)");
                 return false;
             }
             return true;
         }
-        const std::string space(name_of(ap.space));
+        const auto space = [&] { return std::string(name_of(ap.space)); };
         if (ap.tensor >= container_.tensors.size()) {
-            report(i, label + ": tensor " + std::to_string(ap.tensor) + " does not exist (the table has " +
+            report(i, label() + ": tensor " + std::to_string(ap.tensor) + " does not exist (the table has " +
                           std::to_string(container_.tensors.size()) + ")");
             return false;
         }
         const TensorInfo& tensor = container_.tensors[ap.tensor];
         const TensorLocation wanted = ap.space == MemorySpace::Host ? TensorLocation::Host : TensorLocation::Device;
         if (tensor.location != wanted) {
-            report(i, label + ": tensor '" + tensor.name + "' is in " + std::string(name_of(tensor.location)) +
-                          " memory, the operand says " + space);
+            report(i, label() + ": tensor '" + tensor.name + "' is in " + std::string(name_of(tensor.location)) +
+                          " memory, the operand says " + space());
             return false;
         }
         // The runtime may keep a copy of the weights next to each core, so a write would reach one copy only.
         if (field.access == FieldAccess::Write && tensor.role == TensorRole::Weight) {
-            report(i, label + ": writes weight tensor '" + tensor.name + "' (weights are read-only)");
+            report(i, label() + ": writes weight tensor '" + tensor.name + "' (weights are read-only)");
             return false;
         }
         if (ap.partition_start != 0) {
-            report(i, label + ": partition start must be 0 in " + space + " (rows start at the offset)");
+            report(i, label() + ": partition start must be 0 in " + space() + " (rows start at the offset)");
             return false;
         }
         const Wide rows_span = Wide(ap.partition_stride) * (Wide(ap.partition_count) - 1);
@@ -172,16 +175,16 @@ private:
         else high += rows_span;
         const Wide begin = Wide(ap.offset) + low * element, end = Wide(ap.offset) + (high + 1) * element;
         if (begin < 0 || end > Wide(tensor.size_bytes())) {
-            report(i, label + ": bytes " + range_text(begin, end) + " outside tensor '" + tensor.name + "' (" +
+            report(i, label() + ": bytes " + range_text(begin, end) + " outside tensor '" + tensor.name + "' (" +
                           std::to_string(tensor.size_bytes()) + " bytes)");
             return false;
         }
         return true;
     }
 
-    void limit(size_t i, const std::string& what, uint64_t value, uint32_t most) {
+    void limit(size_t i, const char* what, uint64_t value, uint32_t most) {
         if (value > most)
-            report(i, what + " " + std::to_string(value) + " exceeds " + core_name(limits_.generation) +
+            report(i, std::string(what) + " " + std::to_string(value) + " exceeds " + core_name(limits_.generation) +
                           "'s limit of " + std::to_string(most));
     }
 
@@ -189,13 +192,13 @@ private:
         const OpcodeInfo& op = info(inst.opcode);
         const AccessPattern &x = inst.ap(a), &y = inst.ap(b);
         if (!x.present() || !y.present()) return;
-        const std::string xn(op.fields[a].name), yn(op.fields[b].name);
+        const auto name = [&](size_t f) { return std::string(op.fields[f].name); };
         if (x.partition_count != y.partition_count)
-            report(i, "operand '" + yn + "' has " + std::to_string(y.partition_count) + " partitions, '" + xn +
+            report(i, "operand '" + name(b) + "' has " + std::to_string(y.partition_count) + " partitions, '" + name(a) +
                           "' has " + std::to_string(x.partition_count));
         else if (x.free_elements() != y.free_elements())
-            report(i, "operand '" + yn + "' has " + std::to_string(y.free_elements()) + " elements per partition, '" +
-                          xn + "' has " + std::to_string(x.free_elements()));
+            report(i, "operand '" + name(b) + "' has " + std::to_string(y.free_elements()) + " elements per partition, '" +
+                          name(a) + "' has " + std::to_string(x.free_elements()));
     }
 
     void check_cores(size_t i, uint32_t first, uint32_t count) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -80,19 +81,30 @@ ConfigNode ConfigNode::child(const YAML::Node& key_node, const YAML::Node& value
                       name);
 }
 
-std::vector<ConfigNode> ConfigNode::entries() const {
+std::shared_ptr<const ConfigNode::Entries> ConfigNode::checked_entries() const {
     expect_map();
-    std::vector<ConfigNode> result;
-    std::set<std::string> seen;
+    auto entries = std::make_shared<Entries>();
+    std::set<std::string_view> seen;  // views of the keys' own text, which the document holds
     for (auto it = node_.begin(); it != node_.end(); ++it) {
         if (!it->first.IsScalar()) {
             ConfigNode(it->first, file_, line_of(it->first, line_), key_, name_)
                 .fail("map keys must be plain names");
         }
-        ConfigNode entry = child(it->first, it->second);
-        if (!seen.insert(entry.name()).second) entry.fail("defined twice in this map");
-        result.push_back(entry);
+        if (!seen.insert(it->first.Scalar()).second) child(it->first, it->second).fail("defined twice in this map");
+        entries->emplace_back(it->first, it->second);
     }
+    return entries;
+}
+
+template <class Visit>
+void ConfigNode::for_each_entry(Visit&& visit) const {
+    if (!entries_) entries_ = checked_entries();
+    for (const auto& [key, value] : *entries_) visit(key, value);
+}
+
+std::vector<ConfigNode> ConfigNode::entries() const {
+    std::vector<ConfigNode> result;
+    for_each_entry([&](const YAML::Node& key, const YAML::Node& value) { result.push_back(child(key, value)); });
     return result;
 }
 
@@ -104,10 +116,14 @@ void ConfigNode::check_keys(const std::vector<std::string>& allowed) const {
     }
 }
 
+// Without building a node for every entry: the readers look up keys one by one, and building them
+// all for each lookup was most of the time reading the configuration took.
 std::optional<ConfigNode> ConfigNode::find(const std::string& key) const {
-    for (const ConfigNode& entry : entries())
-        if (entry.name() == key) return entry;
-    return std::nullopt;
+    std::optional<ConfigNode> found;
+    for_each_entry([&](const YAML::Node& key_node, const YAML::Node& value) {
+        if (!found && key_node.Scalar() == key) found = child(key_node, value);
+    });
+    return found;
 }
 
 bool ConfigNode::has(const std::string& key) const { return find(key).has_value(); }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
@@ -61,12 +62,21 @@ private:
     ConfigNode child(const YAML::Node& key_node, const YAML::Node& value) const;
     std::string describe() const;  // what this node is, for "expected X, got Y"
     void expect_map() const;
+    // A map's entries in file order, once checked (keys plain names, none repeated; the first
+    // problem throws). Kept after the first lookup: yaml-cpp walks a map by copying its nodes, and
+    // the readers look up a map's keys one by one.
+    using Entries = std::vector<std::pair<YAML::Node, YAML::Node>>;
+    std::shared_ptr<const Entries> checked_entries() const;
+    // Calls visit(key, value) for each entry in file order.
+    template <class Visit>
+    void for_each_entry(Visit&& visit) const;
 
     YAML::Node node_;
     std::shared_ptr<const std::string> file_;
     int line_;
     std::string key_;
     std::string name_;
+    mutable std::shared_ptr<const Entries> entries_;  // null until the first lookup
 };
 
 }  // namespace nsim::config

@@ -2,7 +2,10 @@
 // for inputs whose products are exact in fp32 (bf16 and fp16 values); fp32 inputs take the loop.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <iterator>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -54,9 +57,47 @@ TEST_P(TileGemm, Fp32InputsTakeThePlainLoop) {
     ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * 4), 0);
 }
 
+// Narrow values whose products overflow fp32 or fall below its normal range are not exact: there a
+// fused multiply-add would round once where the PE array rounds twice, so tile_gemm must still give
+// the reference's sums (it checks the products' range before fusing).
+TEST_P(TileGemm, NarrowInputsWithInexactProductsGiveTheReferenceBitForBit) {
+    const Shape s = GetParam();
+    for (const int exponent : {70, -70}) {
+        std::mt19937 rng(s.k * 5 + uint32_t(s.m) * 3 + uint32_t(s.n) + uint32_t(exponent + 100));
+        std::vector<float> st(s.k * s.m), mv(s.k * s.n), got(s.m * s.n), want(s.m * s.n);
+        for (float& v : st) v = std::ldexp(with_significant_bits(rng, 8), exponent);
+        for (float& v : mv) v = std::ldexp(with_significant_bits(rng, 8), exponent);
+        tile_gemm(st.data(), mv.data(), s.k, s.m, s.n, got.data(), true);
+        tile_gemm_reference(st.data(), mv.data(), s.k, s.m, s.n, want.data());
+        ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * 4), 0) << "exponent " << exponent;
+    }
+}
+
+// The loop that runs when the BLAS does not (fp32 inputs, small tiles, hosts whose BLAS sums in another
+// order): blocked and vectorised, yet the same sums as the one-at-a-time reference, bit for bit, for
+// products that round too, and for zeros of either sign, subnormals and infinities.
+TEST_P(TileGemm, InOrderLoopGivesTheReferenceBitForBit) {
+    const Shape s = GetParam();
+    std::mt19937 rng(s.k * 13 + uint32_t(s.m) * 17 + uint32_t(s.n));
+    std::uniform_real_distribution<float> value(-4.0f, 4.0f);
+    const float specials[] = {0.0f, -0.0f, 1e-40f, -3e-39f, 1e30f, -1e30f, std::numeric_limits<float>::infinity()};
+    std::uniform_int_distribution<int> pick(0, 40);
+    const auto draw = [&] {
+        const int i = pick(rng);
+        return i < int(std::size(specials)) ? specials[i] : value(rng);
+    };
+    std::vector<float> st(s.k * s.m), mv(s.k * s.n), got(s.m * s.n), want(s.m * s.n);
+    for (float& v : st) v = draw();
+    for (float& v : mv) v = draw();
+    tile_gemm_in_order(st.data(), mv.data(), s.k, s.m, s.n, got.data());
+    tile_gemm_reference(st.data(), mv.data(), s.k, s.m, s.n, want.data());
+    ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * 4), 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Shapes, TileGemm,
                          ::testing::Values(Shape{128, 128, 512}, Shape{128, 64, 128}, Shape{64, 128, 512},
-                                           Shape{37, 19, 101}, Shape{1, 128, 512}, Shape{3, 2, 5}));
+                                           Shape{37, 19, 101}, Shape{1, 128, 512}, Shape{3, 2, 5},
+                                           Shape{130, 7, 33}, Shape{6, 1, 1}));
 
 }  // namespace
 }  // namespace nsim::sim::core

@@ -2,7 +2,10 @@
 
 #include <openblas-pthread/cblas.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -50,44 +53,143 @@ bool blas_sums_like_the_loop() {
     return true;
 }
 
+// Eight fp32 lanes (GCC's vector extension: one AVX register, or two SSE ones where AVX is absent).
+typedef float Lanes __attribute__((vector_size(32)));
+// Lanes from and to any float's address (one unaligned load or store).
+// (By reference: a vector passed by value would take another calling convention in the clone without AVX.)
+__attribute__((always_inline)) inline void load_lanes(Lanes& lanes, const float* at) {
+    std::memcpy(&lanes, at, sizeof lanes);
+}
+__attribute__((always_inline)) inline void store_lanes(float* at, const Lanes& lanes) {
+    std::memcpy(at, &lanes, sizeof lanes);
+}
+
+// The plain order's sums for outputs [m_begin, m_end) x [n_begin, n_end), one element at a time:
+// the ragged edges the blocks of all_in_order leave.
+__attribute__((always_inline)) inline void elements_in_order(const float* st, const float* mv, uint32_t k_count,
+                                                             uint64_t m_count, uint64_t n_count, uint64_t m_begin,
+                                                             uint64_t m_end, uint64_t n_begin, uint64_t n_end,
+                                                             float* out) {
+    for (uint64_t m = m_begin; m < m_end; ++m)
+        for (uint64_t n = n_begin; n < n_end; ++n) {
+            float sum = 0.0f;
+            for (uint32_t k = 0; k < k_count; ++k) sum += st[k * m_count + m] * mv[k * n_count + n];
+            out[m * n_count + n] = sum;
+        }
+}
+
+// Every element starts at zero and adds its products one at a time in ascending k, each product
+// rounded to fp32 and then each add (the semantics are built with -ffp-contract=off,
+// sim/CMakeLists.txt), so the sums are the one-at-a-time loop's bit for bit. Blocks of kRows x
+// kColumns outputs keep their sums in vector registers for the whole of k (each step: kRows values
+// of st, each broadcast, times one row of kColumns values of mv); a column strip of mv (k x kColumns)
+// stays in the L1 cache while every row block passes over it.
+constexpr uint64_t kRows = 4, kColumns = 16;
+
+__attribute__((always_inline)) inline void all_in_order(const float* __restrict st, const float* __restrict mv,
+                                                        uint32_t k_count, uint64_t m_count, uint64_t n_count,
+                                                        float* __restrict out) {
+    constexpr uint64_t kLanes = sizeof(Lanes) / sizeof(float), kVectors = kColumns / kLanes;
+    const uint64_t m_blocked = m_count / kRows * kRows, n_blocked = n_count / kColumns * kColumns;
+    for (uint64_t n0 = 0; n0 < n_blocked; n0 += kColumns)
+        for (uint64_t m0 = 0; m0 < m_blocked; m0 += kRows) {
+            Lanes sum[kRows][kVectors] = {};
+            for (uint32_t k = 0; k < k_count; ++k) {
+                const float* s = st + k * m_count + m0;
+                Lanes values[kVectors];
+                for (uint64_t j = 0; j < kVectors; ++j) load_lanes(values[j], mv + k * n_count + n0 + j * kLanes);
+                for (uint64_t r = 0; r < kRows; ++r)
+                    for (uint64_t j = 0; j < kVectors; ++j) sum[r][j] += s[r] * values[j];
+            }
+            for (uint64_t r = 0; r < kRows; ++r)
+                for (uint64_t j = 0; j < kVectors; ++j) store_lanes(out + (m0 + r) * n_count + n0 + j * kLanes, sum[r][j]);
+        }
+    elements_in_order(st, mv, k_count, m_count, n_count, m_blocked, m_count, 0, n_count, out);
+    elements_in_order(st, mv, k_count, m_count, n_count, 0, m_blocked, n_blocked, n_count, out);
+}
+
+// The same loop with each product and add fused into one instruction (one rounding), for hosts with
+// AVX2 and FMA. tile_gemm runs it only when every product is exact in fp32: then round(s * v) = s * v,
+// so round(sum + round(s * v)) = round(sum + s * v) and fusing changes no bit.
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) void all_fused(const float* st, const float* mv,
+                                                                                 uint32_t k_count, uint64_t m_count,
+                                                                                 uint64_t n_count, float* out) {
+    all_in_order(st, mv, k_count, m_count, n_count, out);
+}
+
+bool host_fuses() {
+    static const bool fuses = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return fuses;
+}
+
+// The smallest non-zero and the largest magnitude among `count` values, as the bit patterns of
+// their absolute values (which order as the magnitudes do; infinity and NaN above every finite
+// value). Integer minima and maxima vectorise where float ones, with NaN rules, do not.
+__attribute__((target("avx2,fma"))) void magnitude_bits(const float* v, size_t count, uint32_t& low, uint32_t& high) {
+    uint32_t below_low = 0xFFFFFFFFu, top = 0;  // below_low: bits - 1, so that zero (0 - 1) never wins
+    for (size_t i = 0; i < count; ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, v + i, 4);
+        bits &= 0x7FFFFFFFu;
+        below_low = std::min(below_low, bits - 1u);
+        top = std::max(top, bits);
+    }
+    low = below_low + 1u;  // 0 when every value is zero
+    high = top;
+}
+
+// Whether every product of a value of `a` and a value of `b` is a normal fp32 number or zero, given
+// that its significand fits (narrow inputs): no infinity or NaN among them, and the largest and
+// smallest non-zero magnitudes multiply to within fp32's normal range. Then every product is exact.
+bool products_stay_normal(const float* a, size_t a_count, const float* b, size_t b_count) {
+    constexpr uint32_t kInfinityBits = 0x7F800000u;
+    uint32_t a_low, a_high, b_low, b_high;
+    magnitude_bits(a, a_count, a_low, a_high);
+    magnitude_bits(b, b_count, b_low, b_high);
+    if (a_high >= kInfinityBits || b_high >= kInfinityBits) return false;
+    if (a_high == 0 || b_high == 0) return true;  // every product is zero
+    const auto value = [](uint32_t bits) {
+        float f;
+        std::memcpy(&f, &bits, 4);
+        return double(f);
+    };
+    return value(a_high) * value(b_high) < std::ldexp(1.0, 127) &&
+           value(a_low) * value(b_low) >= std::ldexp(1.0, -126);
+}
+
 }  // namespace
+
+// Built twice, for AVX2 hosts (eight lanes) and for any x86-64 (four); the loader picks one. AVX2
+// alone brings no fused multiply-add, so both compute the same sums.
+__attribute__((target_clones("avx2", "default"))) void tile_gemm_in_order(const float* st, const float* mv,
+                                                                          uint32_t k_count, uint64_t m_count,
+                                                                          uint64_t n_count, float* out) {
+    all_in_order(st, mv, k_count, m_count, n_count, out);
+}
 
 void tile_gemm_reference(const float* st, const float* mv, uint32_t k_count, uint64_t m_count, uint64_t n_count,
                          float* out) {
-    // Four k at a time per pass over the row (fewer loads and stores of the partial sums); each
-    // element still adds its products one by one in ascending k.
-    for (uint64_t m = 0; m < m_count; ++m) {
-        float* row = out + m * n_count;
-        for (uint64_t n = 0; n < n_count; ++n) row[n] = 0.0f;
-        uint32_t k = 0;
-        for (; k + 4 <= k_count; k += 4) {
-            const float s0 = st[k * m_count + m], s1 = st[(k + 1) * m_count + m];
-            const float s2 = st[(k + 2) * m_count + m], s3 = st[(k + 3) * m_count + m];
-            const float *v0 = mv + k * n_count, *v1 = v0 + n_count, *v2 = v1 + n_count, *v3 = v2 + n_count;
-            for (uint64_t n = 0; n < n_count; ++n) {
-                float sum = row[n];
-                sum += s0 * v0[n];
-                sum += s1 * v1[n];
-                sum += s2 * v2[n];
-                sum += s3 * v3[n];
-                row[n] = sum;
-            }
+    for (uint64_t m = 0; m < m_count; ++m)
+        for (uint64_t n = 0; n < n_count; ++n) {
+            float sum = 0.0f;
+            for (uint32_t k = 0; k < k_count; ++k) sum += st[k * m_count + m] * mv[k * n_count + n];
+            out[m * n_count + n] = sum;
         }
-        for (; k < k_count; ++k) {
-            const float s = st[k * m_count + m];
-            const float* v = mv + k * n_count;
-            for (uint64_t n = 0; n < n_count; ++n) row[n] += s * v[n];
-        }
-    }
 }
 
 void tile_gemm(const float* st, const float* mv, uint32_t k_count, uint64_t m_count, uint64_t n_count, float* out,
                bool exact_products) {
-    if (!exact_products || uint64_t(k_count) * m_count * n_count < kSmallestBlasProducts || !blas_keeps_the_order()) {
-        tile_gemm_reference(st, mv, k_count, m_count, n_count, out);
+    if (exact_products && uint64_t(k_count) * m_count * n_count >= kSmallestBlasProducts && blas_keeps_the_order()) {
+        blas_gemm(st, mv, k_count, m_count, n_count, out);
         return;
     }
-    blas_gemm(st, mv, k_count, m_count, n_count, out);
+    // Narrow inputs whose products are all exact: fusing the multiply and the add changes no bit
+    // (all_fused), and a host with FMA does both in one instruction, twice as fast.
+    if (exact_products && host_fuses() && products_stay_normal(st, size_t(k_count) * m_count, mv, size_t(k_count) * n_count)) {
+        all_fused(st, mv, k_count, m_count, n_count, out);
+        return;
+    }
+    tile_gemm_in_order(st, mv, k_count, m_count, n_count, out);
 }
 
 bool blas_keeps_the_order() {

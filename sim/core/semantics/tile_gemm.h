@@ -16,7 +16,11 @@
 // in another order. So the first call checks, once per process, that this host's sgemm gives the
 // plain loop's sums bit for bit on narrow random values, and uses the loop when it does not: the
 // simulated results never depend on the host, only the host time does (blas_keeps_the_order()).
-// tests/semantics/tile_gemm_test.cpp checks bit-equality on random bf16 and fp16 values.
+// Without the BLAS, narrow inputs whose products are all exact (none beyond fp32's normal range,
+// checked per tile) run a loop that fuses each multiply and add, which then changes no bit, on hosts
+// with FMA; everything else runs the plain order's loop, blocked and vectorised (tile_gemm_in_order).
+// tests/semantics/tile_gemm_test.cpp checks bit-equality with the one-at-a-time reference on random
+// bf16 and fp16 values, on narrow values whose products overflow or underflow, and on fp32 values.
 #pragma once
 
 #include <cstdint>
@@ -32,9 +36,15 @@ void tile_gemm(const float* st, const float* mv, uint32_t k_count, uint64_t m_co
 // does not, tile_gemm runs the plain loop.
 bool blas_keeps_the_order();
 
-// The same sums in the plain order, one multiply and one add at a time: what runs for fp32 and
-// int32 inputs and for shapes too small for a BLAS call to pay, and what tile_gemm is checked against.
+// The same sums in the plain order, one multiply and one add at a time, as simply as it can be
+// written: what tile_gemm is checked against.
 void tile_gemm_reference(const float* st, const float* mv, uint32_t k_count, uint64_t m_count, uint64_t n_count,
                          float* out);
+
+// The plain order's sums, bit for bit, blocked over rows and vectorised over n: what runs for fp32
+// and int32 inputs, for shapes too small for a BLAS call to pay and on hosts whose BLAS sums in
+// another order.
+void tile_gemm_in_order(const float* st, const float* mv, uint32_t k_count, uint64_t m_count, uint64_t n_count,
+                        float* out);
 
 }  // namespace nsim::sim::core
