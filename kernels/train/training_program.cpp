@@ -16,6 +16,7 @@ namespace {
 // third on (as the kernel tests run them), PSUM as one ring of every bank.
 constexpr uint32_t kStepClass = 0, kWeightClasses = 2, kWeightSlots = 3;
 
+// AdamW's first states: zeros (none for a timing-only program).
 BertWeights zeros_like(const BertWeights& w) {
     BertWeights z = w;
     for (const BertTensorSlot& slot : bert_tensor_slots(z, true)) std::fill(slot.tensor->values.begin(), slot.tensor->values.end(), 0.0f);
@@ -64,6 +65,15 @@ void check_training_state_fits(const BertConfig& c, const TrainingProgramOptions
         o.model_name, b.weights / kGiB, b.gradients / kGiB, b.optimizer_states / kGiB, b.total() / kGiB, where));
 }
 
+BertWeights shape_only_bert_weights(const BertConfig& config) {
+    BertWeights w;
+    w.config = config;
+    w.embeddings.emplace();
+    w.layers.resize(size_t(config.num_hidden_layers));
+    for (const BertTensorSlot& slot : bert_tensor_slots(w, true)) *slot.tensor = Tensor(slot.shape, {});
+    return w;
+}
+
 bool is_training_program(const isa::Container& program) { return program.metadata_value("kind") == kTrainingProgramKind; }
 
 std::vector<std::string> step_phase_marks(const isa::Container& program) {
@@ -79,6 +89,8 @@ isa::Container build_training_program(const config::NeuronCoreSpec& spec, const 
         throw std::invalid_argument("training programs are fp32 or bf16 (the matmuls and activations in one dtype)");
     if (o.task != "classify") throw std::invalid_argument("task '" + o.task + "' is not built yet (classify)");
     const BertConfig& c = weights.config;
+    if (!o.timing_only && (!weights.embeddings || weights.embeddings->word.values.empty()))
+        throw std::invalid_argument("the training program needs the weights' values (or timing_only)");
     const uint32_t tile_rows = device::partition_tile_rows(spec);
     if (c.head_size() <= 0 || tile_rows % c.head_size() != 0)
         throw std::invalid_argument(fmt::format("head size {} must divide {}, the partition tile of {}", c.head_size(),
@@ -96,8 +108,11 @@ isa::Container build_training_program(const config::NeuronCoreSpec& spec, const 
         device::WeightRing ring(core, kWeightSlots, spec.tensor.max_moving_free, dtypes.matmul, kWeightClasses);
         device::PsumRing psum(core, 0, core.psum_banks());
         device::KernelContext ctx{core, ring, psum, dtypes};
-        const BertWeights zeros = zeros_like(weights);
-        built = training_step(ctx, program, channel, weights, zeros, zeros, o.step);
+        // A timing-only program has no contents, whatever values `weights` holds.
+        const BertWeights shapes = o.timing_only ? shape_only_bert_weights(c) : BertWeights{};
+        const BertWeights& start = o.timing_only ? shapes : weights;
+        const BertWeights zeros = zeros_like(start);
+        built = training_step(ctx, program, channel, start, zeros, zeros, o.step);
     } catch (const std::length_error& e) {
         throw std::invalid_argument(fmt::format("{} with micro-batch {} x seq {} does not fit on one {} core: {}",
                                                 o.model_name, o.step.micro_batch, o.step.seq, spec.name, e.what()));
@@ -120,7 +135,7 @@ isa::Container build_training_program(const config::NeuronCoreSpec& spec, const 
     program.set_metadata("intermediate_size", std::to_string(c.intermediate_size));
     program.set_metadata("num_labels", std::to_string(c.num_labels));
     program.set_metadata("vocab_size", std::to_string(c.vocab_size));
-    program.set_metadata("weights", "included");
+    program.set_metadata("weights", o.timing_only ? "none (timing only)" : "included");
     std::string phases;
     for (const std::string& name : built.phase_marks) phases += (phases.empty() ? "" : " ") + name;
     program.set_metadata(kStepPhasesMetadata, phases);

@@ -24,7 +24,12 @@ struct TrainingProgramOptions {
     device::Precision precision = device::Precision::Bf16;  // fp32 or bf16
     std::optional<uint32_t> stochastic_rounding_seed;      // SR on every fp32 -> bf16 write
     TrainingOptions step;
+    bool timing_only = false;  // no tensor contents (weights from shape_only_bert_weights)
 };
+
+// The model's tensors with their shapes and no values (with embeddings): what a timing-only
+// program is built from, without making (or holding) the weights.
+BertWeights shape_only_bert_weights(const BertConfig& config);
 
 // Whether a container is a training program (and not an inference model or a kernel).
 bool is_training_program(const isa::Container& program);
@@ -51,7 +56,9 @@ TrainingStateBytes training_state_bytes(const isa::Container& program);
 void check_training_state_fits(const BertConfig& config, const TrainingProgramOptions& options, uint64_t core_bytes,
                                const std::string& where);
 
-// weights: the model to start from (with embeddings); AdamW's states start at zero. Throws
+// weights: the model to start from (with embeddings); AdamW's states start at zero. A timing-only
+// program (options.timing_only) is built from shape_only_bert_weights: its tensors have no contents,
+// its metadata says "weights: none (timing only)", and it runs for timing only. Throws
 // std::invalid_argument (one line) for what it cannot build: a precision other than fp32 or bf16,
 // a model or shape the kernels do not take, a step that does not fit on-chip memory.
 isa::Container build_training_program(const config::NeuronCoreSpec& spec, const TrainingProgramOptions& options,

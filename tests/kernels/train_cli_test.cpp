@@ -153,6 +153,32 @@ TEST(TrainCli, StepTimeSplitsIntoItsPhases) {
         EXPECT_NE(text.out.find(line), std::string::npos) << line << "\n" << text.out;
 }
 
+// --timing-only leaves every tensor's contents out (no weights are made: a model too big to hold
+// builds in the time of its instructions) and changes nothing the engines do: the step takes the
+// same simulated time as the program with weights. Training it for real is one line.
+TEST(TrainCli, TimingOnlyProgramHasNoWeightsAndTimesTheSame) {
+    ScratchDir dir;
+    const fs::path full_dir = dir / "with-weights", timing_dir = dir / "timing-only";
+    fs::create_directories(full_dir);
+    fs::create_directories(timing_dir);
+    const std::string args = "--micro-batch 2 --grad-accum 2 --dtype bf16 --stochastic-rounding";
+    const fs::path full = build_program(full_dir, args);
+    const fs::path timing = build_program(timing_dir, args + " --timing-only");
+    std::cout << "program with weights " << fs::file_size(full) << " bytes, timing only " << fs::file_size(timing) << "\n";
+    EXPECT_LT(fs::file_size(timing) * 4, fs::file_size(full));  // the 30522-row table alone is 7.8 MB in bf16
+    const auto with_weights = run_command(train(full, "--steps 1 --json"));
+    const auto without = run_command(train(timing, "--steps 1 --json"));
+    ASSERT_EQ(with_weights.exit_code, 0) << with_weights.err;
+    ASSERT_EQ(without.exit_code, 0) << without.err;
+    const nlohmann::json a = nlohmann::json::parse(with_weights.out), b = nlohmann::json::parse(without.out);
+    EXPECT_EQ(a["step_device_s"].get<double>(), b["step_device_s"].get<double>());
+    EXPECT_EQ(a["step_breakdown_s"], b["step_breakdown_s"]);
+    EXPECT_EQ(a["memory_bytes"], b["memory_bytes"]);  // the tensors are there, without contents
+    expect_neuron_sim_user_error(run_command(train(timing, "--steps 1 --functional --data " +
+                                                           write_mrpc_pairs(timing_dir, 4).string())),
+                                 "built --timing-only");
+}
+
 TEST(TrainCli, UserErrorsAreOneLine) {
     ScratchDir dir;
     const fs::path program = build_program(dir.path(), "--micro-batch 2");
