@@ -524,6 +524,12 @@ void CoreBuilder::set_stochastic_rounding(uint32_t seed) {
     rounding_ = inst;
 }
 
+void CoreBuilder::mark(uint32_t label) {
+    Instruction inst = make(Opcode::Mark);
+    inst.set_u32(isa::fields::Mark::label, label);
+    for (Queue& q : queues_) q.instructions.push_back(inst);
+}
+
 size_t CoreBuilder::queue_length(Engine engine, uint8_t queue) const {
     auto it = queue_index_.find(std::make_pair(engine, queue));
     return it == queue_index_.end() ? 0 : queues_[it->second].instructions.size();

@@ -134,6 +134,12 @@ public:
     // comes before it. Call before the first instruction (std::logic_error otherwise).
     void set_stochastic_rounding(uint32_t seed);
 
+    // A mark labelled `label` (opcodes.def) at the end of every queue the core has so far: the
+    // simulator records when each queue reaches it, and the program has passed that point when the
+    // last one has (RunStatistics::marks). It waits for nothing and costs nothing, so it does not
+    // change the schedule it measures. Queues the core opens later do not have it.
+    void mark(uint32_t label);
+
     // Instructions the queue holds so far: the index the next one will get (to mark kernel phases).
     size_t queue_length(isa::Engine engine, uint8_t queue = 0) const;
 

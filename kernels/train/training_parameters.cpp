@@ -7,7 +7,9 @@ namespace {
 
 using builder::View;
 
+// W^T; a tensor without values (a timing-only program's) gives one without values.
 Tensor transposed(const Tensor& w) {
+    if (w.values.empty()) return Tensor({w.shape[1], w.shape[0]}, {});
     Tensor t({w.shape[1], w.shape[0]});
     for (size_t o = 0; o < w.shape[0]; ++o)
         for (size_t i = 0; i < w.shape[1]; ++i) t.values[i * w.shape[0] + o] = w.values[o * w.shape[1] + i];
@@ -26,10 +28,11 @@ public:
 
     // A tensor the program updates (a parameter, an optimizer state, W^T): Scratch, which the
     // runtime loads once and the program may write, so each execution starts where the last ended.
+    // Without values (a timing-only program), the tensor has no contents.
     uint32_t add(const std::string& name, const Tensor& t, isa::DType dtype) {
         const auto [rows, columns] = matrix_shape(t);
         return program_.add_tensor(name, isa::TensorRole::Scratch, dtype, {rows, columns},
-                                   builder::encode_values(t.values, dtype));
+                                   t.values.empty() ? std::vector<uint8_t>{} : builder::encode_values(t.values, dtype));
     }
 
     // Parameter `tensor` ([1, n] in the activation dtype) broadcast over every partition of a new
@@ -86,7 +89,7 @@ public:
 
     TrainedNorm norm(const std::string& name, const LayerNormWeights& w, const LayerNormWeights& m,
                      const LayerNormWeights& v) {
-        const uint32_t n = uint32_t(w.gamma.size());
+        const uint32_t n = uint32_t(w.gamma.shape.at(0));
         const uint32_t gamma = parameter(name + ".weight", w.gamma, m.gamma, v.gamma).parameter;
         const uint32_t beta = parameter(name + ".bias", w.beta, m.beta, v.beta).parameter;
         return {broadcast(name + ".weight/row", gamma, n, act_), broadcast(name + ".bias/row", beta, n, act_),

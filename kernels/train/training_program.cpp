@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sstream>
 #include <stdexcept>
 
 #include "builder/program_builder.h"
@@ -15,6 +16,7 @@ namespace {
 // third on (as the kernel tests run them), PSUM as one ring of every bank.
 constexpr uint32_t kStepClass = 0, kWeightClasses = 2, kWeightSlots = 3;
 
+// AdamW's first states: zeros (none for a timing-only program).
 BertWeights zeros_like(const BertWeights& w) {
     BertWeights z = w;
     for (const BertTensorSlot& slot : bert_tensor_slots(z, true)) std::fill(slot.tensor->values.begin(), slot.tensor->values.end(), 0.0f);
@@ -23,7 +25,63 @@ BertWeights zeros_like(const BertWeights& w) {
 
 }  // namespace
 
+TrainingStateBytes training_state_bytes(const BertConfig& c, const TrainingProgramOptions& o) {
+    const uint64_t H = uint64_t(c.hidden_size), I = uint64_t(c.intermediate_size), L = uint64_t(c.num_hidden_layers);
+    const uint64_t labels = uint64_t(c.num_labels);
+    const uint64_t tables = uint64_t(c.vocab_size + c.max_position_embeddings + c.type_vocab_size) * H + 2 * H;
+    const uint64_t linear_weights = L * (4 * H * H + 2 * H * I) + H * H + labels * H;
+    const uint64_t biases_and_norms = L * (4 * H + I + H + 4 * H) + H + labels;
+    const uint64_t parameters = tables + linear_weights + biases_and_norms;
+    const uint64_t activation = isa::size_in_bytes(device::dtypes_for(o.precision).activation);
+    TrainingStateBytes b;
+    b.weights = (parameters + linear_weights) * activation;
+    b.gradients = parameters * 4;
+    b.optimizer_states = 2 * parameters * isa::size_in_bytes(o.step.optimizer_states);
+    return b;
+}
+
+TrainingStateBytes training_state_bytes(const isa::Container& program) {
+    auto ends_with = [](const std::string& s, const std::string& tail) {
+        return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    TrainingStateBytes b;
+    for (const isa::TensorInfo& t : program.tensors) {
+        if (t.location != isa::TensorLocation::Device || t.role != isa::TensorRole::Scratch) continue;
+        if (ends_with(t.name, gradient_tensor(""))) b.gradients += t.size_bytes();
+        else if (ends_with(t.name, m_tensor("")) || ends_with(t.name, v_tensor(""))) b.optimizer_states += t.size_bytes();
+        else b.weights += t.size_bytes();
+    }
+    return b;
+}
+
+void check_training_state_fits(const BertConfig& c, const TrainingProgramOptions& o, uint64_t core_bytes,
+                               const std::string& where) {
+    const TrainingStateBytes b = training_state_bytes(c, o);
+    if (b.total() <= core_bytes) return;
+    constexpr double kGiB = double(uint64_t(1) << 30);
+    throw std::invalid_argument(fmt::format(
+        "{} does not fit in device memory: weights {:.2f} GiB + gradients {:.2f} GiB + optimizer states {:.2f} GiB = "
+        "{:.2f} GiB, more than {}",
+        o.model_name, b.weights / kGiB, b.gradients / kGiB, b.optimizer_states / kGiB, b.total() / kGiB, where));
+}
+
+BertWeights shape_only_bert_weights(const BertConfig& config) {
+    BertWeights w;
+    w.config = config;
+    w.embeddings.emplace();
+    w.layers.resize(size_t(config.num_hidden_layers));
+    for (const BertTensorSlot& slot : bert_tensor_slots(w, true)) *slot.tensor = Tensor(slot.shape, {});
+    return w;
+}
+
 bool is_training_program(const isa::Container& program) { return program.metadata_value("kind") == kTrainingProgramKind; }
+
+std::vector<std::string> step_phase_marks(const isa::Container& program) {
+    std::vector<std::string> names;
+    std::istringstream words(program.metadata_value(kStepPhasesMetadata));
+    for (std::string name; words >> name;) names.push_back(name);
+    return names;
+}
 
 isa::Container build_training_program(const config::NeuronCoreSpec& spec, const TrainingProgramOptions& o,
                                       const BertWeights& weights) {
@@ -31,6 +89,8 @@ isa::Container build_training_program(const config::NeuronCoreSpec& spec, const 
         throw std::invalid_argument("training programs are fp32 or bf16 (the matmuls and activations in one dtype)");
     if (o.task != "classify") throw std::invalid_argument("task '" + o.task + "' is not built yet (classify)");
     const BertConfig& c = weights.config;
+    if (!o.timing_only && (!weights.embeddings || weights.embeddings->word.values.empty()))
+        throw std::invalid_argument("the training program needs the weights' values (or timing_only)");
     const uint32_t tile_rows = device::partition_tile_rows(spec);
     if (c.head_size() <= 0 || tile_rows % c.head_size() != 0)
         throw std::invalid_argument(fmt::format("head size {} must divide {}, the partition tile of {}", c.head_size(),
@@ -43,12 +103,16 @@ isa::Container build_training_program(const config::NeuronCoreSpec& spec, const 
     if (o.stochastic_rounding_seed) program.set_stochastic_rounding(*o.stochastic_rounding_seed);
     builder::CoreBuilder& core = program.core(0);
     builder::DmaChannel& channel = core.dma_channel("step", kStepClass);
+    TrainingProgram built;
     try {
         device::WeightRing ring(core, kWeightSlots, spec.tensor.max_moving_free, dtypes.matmul, kWeightClasses);
         device::PsumRing psum(core, 0, core.psum_banks());
         device::KernelContext ctx{core, ring, psum, dtypes};
-        const BertWeights zeros = zeros_like(weights);
-        training_step(ctx, program, channel, weights, zeros, zeros, o.step);
+        // A timing-only program has no contents, whatever values `weights` holds.
+        const BertWeights shapes = o.timing_only ? shape_only_bert_weights(c) : BertWeights{};
+        const BertWeights& start = o.timing_only ? shapes : weights;
+        const BertWeights zeros = zeros_like(start);
+        built = training_step(ctx, program, channel, start, zeros, zeros, o.step);
     } catch (const std::length_error& e) {
         throw std::invalid_argument(fmt::format("{} with micro-batch {} x seq {} does not fit on one {} core: {}",
                                                 o.model_name, o.step.micro_batch, o.step.seq, spec.name, e.what()));
@@ -71,7 +135,10 @@ isa::Container build_training_program(const config::NeuronCoreSpec& spec, const 
     program.set_metadata("intermediate_size", std::to_string(c.intermediate_size));
     program.set_metadata("num_labels", std::to_string(c.num_labels));
     program.set_metadata("vocab_size", std::to_string(c.vocab_size));
-    program.set_metadata("weights", "included");
+    program.set_metadata("weights", o.timing_only ? "none (timing only)" : "included");
+    std::string phases;
+    for (const std::string& name : built.phase_marks) phases += (phases.empty() ? "" : " ") + name;
+    program.set_metadata(kStepPhasesMetadata, phases);
     // What a checkpoint of the trained parameters needs (neuron-sim train --save).
     program.set_metadata("bert_config", bert_config_to_json(c).dump());
     return program.finish();

@@ -24,12 +24,41 @@ struct TrainingProgramOptions {
     device::Precision precision = device::Precision::Bf16;  // fp32 or bf16
     std::optional<uint32_t> stochastic_rounding_seed;      // SR on every fp32 -> bf16 write
     TrainingOptions step;
+    bool timing_only = false;  // no tensor contents (weights from shape_only_bert_weights)
 };
+
+// The model's tensors with their shapes and no values (with embeddings): what a timing-only
+// program is built from, without making (or holding) the weights.
+BertWeights shape_only_bert_weights(const BertConfig& config);
 
 // Whether a container is a training program (and not an inference model or a kernel).
 bool is_training_program(const isa::Container& program);
 
-// weights: the model to start from (with embeddings); AdamW's states start at zero. Throws
+// The metadata that names, by mark label, the phase each of the step's marks ends (space-separated),
+// and its value read back (empty for a program without marks).
+inline constexpr const char* kStepPhasesMetadata = "step_phases";
+std::vector<std::string> step_phase_marks(const isa::Container& program);
+
+// What a training program of `config` keeps in device memory, by kind, counted from the config
+// before any weight exists: each parameter in the activation dtype plus the linear weights' W^T
+// (weights), an fp32 sum per parameter (gradients), m and v in the states' dtype (optimizer states).
+// Inputs, outputs and constants come on top (small next to these for a BERT).
+struct TrainingStateBytes {
+    uint64_t weights = 0, gradients = 0, optimizer_states = 0;
+    uint64_t total() const { return weights + gradients + optimizer_states; }
+};
+TrainingStateBytes training_state_bytes(const BertConfig& config, const TrainingProgramOptions& options);
+// The same, from the device tensors a built program has (its Scratch tensors by name).
+TrainingStateBytes training_state_bytes(const isa::Container& program);
+
+// std::invalid_argument (one line naming what does not fit) when that state exceeds `core_bytes`,
+// the device memory of one core (`where` names it: "trn1.2xlarge's 16 GiB per NeuronCore").
+void check_training_state_fits(const BertConfig& config, const TrainingProgramOptions& options, uint64_t core_bytes,
+                               const std::string& where);
+
+// weights: the model to start from (with embeddings); AdamW's states start at zero. A timing-only
+// program (options.timing_only) is built from shape_only_bert_weights: its tensors have no contents,
+// its metadata says "weights: none (timing only)", and it runs for timing only. Throws
 // std::invalid_argument (one line) for what it cannot build: a precision other than fp32 or bf16,
 // a model or shape the kernels do not take, a step that does not fit on-chip memory.
 isa::Container build_training_program(const config::NeuronCoreSpec& spec, const TrainingProgramOptions& options,

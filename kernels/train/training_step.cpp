@@ -29,6 +29,16 @@ void append(std::vector<TileSet>& out, NormGradientTiles& g) {
     out.push_back(std::move(g.beta));
 }
 
+// Ends a phase on every queue of the core: a mark whose label is its number, and the phase's name.
+struct PhaseMarks {
+    builder::CoreBuilder& core;
+    std::vector<std::string> names;
+    void end(const char* phase) {
+        core.mark(uint32_t(names.size()));
+        names.push_back(phase);
+    }
+};
+
 // What every micro-step shares (loaded once per execution, before the micro-steps' memory).
 struct Shared {
     TrainedBert model;
@@ -42,6 +52,7 @@ struct Shared {
     uint64_t accumulation_room = 0;   // bytes per partition of the largest gradient (or table chunk)
     uint32_t table_chunk_rows = 0;
     uint64_t table_chunk_bytes = 0;   // bytes per partition of one chunk of a table's gradient
+    PhaseMarks* phases = nullptr;
 };
 
 class MicroStep {
@@ -73,6 +84,7 @@ public:
         cross_entropy(ctx_, f.logits, labels, s_.class_row, dlogits, loss);
         ctx_.core.dma(channel_, {builder::DmaPiece{builder::dram(builder::dram_rows(s_.loss_output, kFp32, 1, k, 1, 0, 1)),
                                                    loss.view(0, 0, 1)}});
+        s_.phases->end(kForwardPhase);
 
         k_ = k;
         backward(f, dlogits, ids, types, count, hidden);
@@ -129,7 +141,9 @@ private:
                 TileSet chunk = device::alias_tiles(ctx_.core, table_room_, 0, std::min(s_.table_chunk_rows, table.rows - r),
                                                     hidden, kFp32);
                 embedding_backward(ctx_, *tables[i].first, d_sum, s_.index_row, chunk, r);
+                s_.phases->end(kBackwardPhase);
                 accumulate(chunk, i, r);
+                s_.phases->end(kAccumulationPhase);
             }
         }
         std::vector<TileSet> grads;
@@ -145,6 +159,7 @@ private:
         append(grads, classifier);
         if (grads.size() + 3 != model.parameters.size()) throw std::logic_error("training step: gradients and parameters differ");
         for (size_t i = 0; i < grads.size(); ++i) accumulate(grads[i], uint32_t(i + 3), 0);
+        s_.phases->end(kAccumulationPhase);
     }
 
     // Rows [first_row, + g rows) of parameter i's gradient: the first micro-step's become the sums,
@@ -194,7 +209,9 @@ TrainingProgram training_step(KernelContext& ctx, builder::ProgramBuilder& progr
         throw std::invalid_argument("training step: the sequence is longer than the position table");
     const uint32_t batch = options.micro_batch, seq = options.seq, count = batch * seq;
     const uint32_t num_labels = uint32_t(c.num_labels);
+    PhaseMarks phases{ctx.core, {}};
     Shared s;
+    s.phases = &phases;
     s.model = load_trained_bert(ctx, program, channel, weights, m, v, options.optimizer_states);
     s.shape = {batch, seq, uint32_t(c.num_attention_heads), uint32_t(c.head_size())};
     s.layer_norm_eps = float(c.layer_norm_eps);
@@ -250,8 +267,10 @@ TrainingProgram training_step(KernelContext& ctx, builder::ProgramBuilder& progr
     if (options.max_grad_norm > 0)
         step.grad_norm_output = program.add_tensor(kGradNormOutput, isa::TensorRole::Output, kFp32, {1, 1});
     optimizer_step(ctx, channel, step);
+    phases.end(kOptimizerPhase);
 
     TrainingProgram result;
+    result.phase_marks = std::move(phases.names);
     for (const ParameterTensors& p : s.model.parameters) result.parameters.push_back(p.name);
     return result;
 }

@@ -14,6 +14,11 @@
 // The parameters and AdamW's states are Scratch tensors named as Hugging Face names the parameter
 // (m and v: "/adam_m", "/adam_v" after it): the runtime loads them once, each execution updates them,
 // and they can be read back (a checkpoint) at any time. Not built: dropout, all-reduce.
+// The program marks where each phase ends (CoreBuilder::mark, label = the mark's number), so that a
+// run's step time splits into its phases (TrainingProgram::phase_marks): the inputs and on-chip
+// parameter rows a step loads count as forward, each table chunk's scatter-add as backward and its
+// addition into the sums as accumulation; where engines overlap two phases, the later mark takes the
+// overlap.
 #pragma once
 
 #include "bert/bert_weights.h"
@@ -50,8 +55,18 @@ std::string gradient_tensor(const std::string& parameter);
 std::string m_tensor(const std::string& parameter);
 std::string v_tensor(const std::string& parameter);
 
+// The phases of a step, in the order a report lists them.
+inline constexpr const char* kForwardPhase = "forward";
+inline constexpr const char* kBackwardPhase = "backward";
+inline constexpr const char* kAccumulationPhase = "accumulation";
+inline constexpr const char* kAllReducePhase = "all-reduce";
+inline constexpr const char* kOptimizerPhase = "optimizer";
+inline constexpr const char* kStepPhases[] = {kForwardPhase, kBackwardPhase, kAccumulationPhase, kAllReducePhase,
+                                              kOptimizerPhase};
+
 struct TrainingProgram {
     std::vector<std::string> parameters;  // bert_tensor_slots order: each is a tensor of the program
+    std::vector<std::string> phase_marks; // by mark label: the phase that ends at that mark
 };
 
 // weights, m, v: the parameters and AdamW's states to start from (weights with embeddings, erf

@@ -144,6 +144,8 @@ InstructionCost CostModel::compute(const isa::Instruction& inst, isa::Engine eng
     // stochastically) are read by its engine between transfers; the queue has no sequencer clock of
     // its own to charge them to (estimate: free, training.md A2.4 assumes SR costs no time).
     if (engine == isa::Engine::Dma && cost_class == isa::CostClass::Control) return {0, 0};
+    // A mark only names a point of the program for the statistics: timing it must not change it.
+    if (inst.opcode == isa::Opcode::Mark) return {0, 0};
     const EngineParameters& e = engines_[index(engine)];
     if (!e.present) throw std::logic_error("no cost for an engine the core does not have");
     if (cost_class == isa::CostClass::Control) return {core_.control_instruction_cycles, 0};

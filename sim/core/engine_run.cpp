@@ -171,6 +171,8 @@ void EngineRun::issue(uint32_t qi, uint64_t now) {
         arrive(qi, inst, now);
         return;
     }
+    if (inst.opcode == isa::Opcode::Mark)
+        marks.push_back({q.core, inst.u32(isa::fields::Mark::label), iteration, double(now - iteration_start) * 1e-12});
     const bool back_to_back = q.last_matmul_end == now;
     const InstructionCost c = cost.compute(inst, q.engine, &q.pe, back_to_back);
     const uint64_t busy = cycles_to_ps(q, c.cycles);
@@ -301,6 +303,7 @@ void EngineRun::simulate() {
     const uint64_t start = now_ps();
     iteration = 0;
     iteration_s.clear();
+    marks.clear();
     over = false;
     failure = nullptr;
     end = start;

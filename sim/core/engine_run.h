@@ -161,6 +161,7 @@ struct EngineRun {
     bool over = false;
     std::exception_ptr failure;
     std::vector<double> iteration_s;
+    std::vector<MarkTime> marks;
 
     // Tells options.progress how many instructions have issued, every kEventsPerProgressReport events.
     struct ProgressReporter {

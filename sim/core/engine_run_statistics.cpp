@@ -69,6 +69,7 @@ RunStatistics EngineRun::run() {
 
     RunStatistics stats;
     stats.iteration_s = iteration_s;
+    stats.marks = std::move(marks);
     stats.time_s = double(end - start) * 1e-12;
     const config::EngineSpec* tensor = nullptr;
     for (const auto& e : cost.core().engines)

@@ -22,6 +22,14 @@ struct QueueStatistics {
     uint64_t hbm_write_bytes = 0;  // and written to it (DMA destinations, collective receives)
 };
 
+// A queue reached a mark instruction (opcodes.def): the builder's name for a point of the program.
+struct MarkTime {
+    uint32_t core = 0;       // program core
+    uint32_t label = 0;      // the mark's label
+    uint32_t iteration = 0;  // 0-based
+    double time_s = 0;       // since its iteration began
+};
+
 struct RunStatistics {
     double time_s = 0;                   // from the start of the first iteration to the end of the last
     double cycle_clock_hz = 0;           // the clock `cycles` counts (the tensor engine's)
@@ -29,6 +37,7 @@ struct RunStatistics {
     std::vector<double> iteration_s;     // each iteration's duration
     std::vector<QueueStatistics> queues; // in program order: core, engine, queue
     std::vector<double> dma_active_s;    // by program core: time at least one of its DMA queues was busy
+    std::vector<MarkTime> marks;         // in the order the queues reached them
     uint64_t instructions = 0;
     uint64_t dma_bytes = 0;              // bytes the program's DMA queues and collectives moved
     uint64_t device_memory_bytes = 0;    // bytes through the device-memory channels of the devices used

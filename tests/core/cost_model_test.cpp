@@ -167,6 +167,17 @@ TEST_F(CostModelV2, ControlInstructionsOnADmaQueueCostNothing) {
     EXPECT_EQ(cost("dma0 nop", Engine::Dma).cycles, 0u);
 }
 
+// A mark names a point of the program for the statistics (a training step's phases): placing it
+// must not change the timing it measures, on any engine.
+TEST_F(CostModelV2, MarksCostNothingOnAnyEngine) {
+    for (const auto& [text, engine] : {std::pair{"pe mark label=3", Engine::Pe}, std::pair{"act mark label=3", Engine::Act},
+                                       std::pair{"dve mark label=0", Engine::Dve}, std::pair{"dma0 mark label=1", Engine::Dma}}) {
+        const auto c = cost(text, engine);
+        EXPECT_EQ(c.cycles, 0u) << text;
+        EXPECT_EQ(c.latency_cycles, 0u) << text;
+    }
+}
+
 TEST_F(CostModelV2, MatmulIsTheTensorEngineFormulaAndReusesALoadedStationaryTile) {
     const std::string mm = "pe matmul dst=fp32 psum[0:128] +0 [[1,512]], stationary=bf16 sbuf[0:128] +0 [[1,128]], "
                            "moving=bf16 sbuf[0:128] +1024 [[1,512]], acc=overwrite";

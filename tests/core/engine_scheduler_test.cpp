@@ -6,6 +6,8 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <tuple>
+#include <algorithm>
 
 #include "core/cost_model.h"
 #include "engine_test_support.h"
@@ -71,6 +73,49 @@ TEST(EngineQueues, SemSetRearmsAndIterationsRepeatTheProgram) {
     EXPECT_NEAR(stats.iteration_s[1], stats.iteration_s[0], 1e-12);
     EXPECT_NEAR(stats.time_s, 3 * stats.iteration_s[0], 1e-11);
     EXPECT_EQ(run.slices().size(), 9u);
+}
+
+// A mark records when its queue reached it, relative to its iteration, and changes no timing: the
+// program with marks on both queues takes what it takes without them (a training step's breakdown
+// rests on this).
+TEST(EngineQueues, AMarkRecordsWhenItsQueueReachedItAndCostsNothing) {
+    const std::string marked =
+        ".sem done 0\n.core 0\n"
+        "act mark label=0\n"
+        "dve tensor_copy dst=fp32 sbuf[0:128] +0 [[1,1024]], src=fp32 sbuf[0:128] +8192 [[1,1024]]\n"
+        "dve mark label=0\n"
+        "dve tensor_copy dst=fp32 sbuf[0:128] +16384 [[1,1024]], src=fp32 sbuf[0:128] +8192 [[1,1024]], signal=done\n"
+        "dve mark label=1\n"
+        "act activation dst=fp32 sbuf[0:128] +32768 [[1,1024]], src=fp32 sbuf[0:128] +16384 [[1,1024]], func=relu, "
+        "scale=1, bias=none, reduce_op=none, reduce_dst=none, wait=done>=1\n"
+        "act mark label=1\n";
+    ExecutionOptions o;
+    o.iterations = 2;
+    const auto stats = EngineRun(kTrn1, test::assemble_program(program(marked)), o).run();
+    ASSERT_EQ(stats.marks.size(), 8u);
+    const double dve_ps = test::cycles_ps(v2(), "vector", 1024);
+    // Each iteration takes what kTwoDve takes without marks (AnEngineIssuesInOrder...).
+    double latency_cycles = 0;
+    for (const auto& e : v2().engines)
+        if (e.name == "vector") latency_cycles = e.result_latency_cycles ? e.result_latency_cycles : v2().sram_access_latency_cycles;
+    const double unmarked = 2 * dve_ps + test::cycles_ps(v2(), "vector", latency_cycles) + test::cycles_ps(v2(), "scalar", 1024);
+    std::map<std::tuple<uint32_t, uint32_t>, std::vector<double>> by_iteration_label;  // times in ps
+    for (const auto& m : stats.marks) {
+        EXPECT_EQ(m.core, 0u);
+        by_iteration_label[{m.iteration, m.label}].push_back(m.time_s * 1e12);
+    }
+    for (uint32_t iteration : {0u, 1u}) {
+        std::vector<double> first = by_iteration_label[{iteration, 0}], second = by_iteration_label[{iteration, 1}];
+        ASSERT_EQ(first.size(), 2u);
+        ASSERT_EQ(second.size(), 2u);
+        std::sort(first.begin(), first.end());
+        std::sort(second.begin(), second.end());
+        EXPECT_NEAR(first[0], 0.0, 1e-6);        // act's, at the head of its queue
+        EXPECT_NEAR(first[1], dve_ps, 2);        // dve's, after its first copy
+        EXPECT_NEAR(second[0], 2 * dve_ps, 2);   // dve's, after its second
+        EXPECT_NEAR(second[1], stats.iteration_s[iteration] * 1e12, 2);  // act's, the last instruction of the iteration
+        EXPECT_NEAR(stats.iteration_s[iteration] * 1e12, unmarked, 4);
+    }
 }
 
 // One DMA: the fixed overhead, then the bytes at the slowest of the engine and the memory channel;

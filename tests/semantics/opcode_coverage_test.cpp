@@ -41,7 +41,7 @@ const std::map<Opcode, std::string> kFunctionalTest = {
     {Opcode::SetRounding, "rounding_ops_test.cpp"},
 };
 
-const std::set<Opcode> kSynchronisation = {Opcode::Nop, Opcode::SemSet, Opcode::Barrier};
+const std::set<Opcode> kSynchronisation = {Opcode::Nop, Opcode::SemSet, Opcode::Barrier, Opcode::Mark};
 
 struct TableEntry {
     Opcode opcode;

@@ -3,26 +3,20 @@
 #include <fmt/format.h>
 
 #include "core/run_report.h"
+#include "train/training_program.h"
 #include "train/training_step.h"
 
 namespace nsim::library {
 namespace {
 
-bool ends_with(const std::string& s, const std::string& tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 TrainingMemory memory_of(const isa::Container& program, const config::HostSpec& spec) {
     TrainingMemory m;
-    for (const isa::TensorInfo& t : program.tensors) {
-        if (t.location != isa::TensorLocation::Device) continue;
-        const uint64_t bytes = t.size_bytes();
-        if (t.role != isa::TensorRole::Scratch) m.other += bytes;
-        else if (ends_with(t.name, kernels::train::gradient_tensor(""))) m.gradients += bytes;
-        else if (ends_with(t.name, kernels::train::m_tensor("")) || ends_with(t.name, kernels::train::v_tensor("")))
-            m.optimizer_states += bytes;
-        else m.weights += bytes;
-    }
+    const kernels::train::TrainingStateBytes state = kernels::train::training_state_bytes(program);
+    m.weights = state.weights;
+    m.gradients = state.gradients;
+    m.optimizer_states = state.optimizer_states;
+    for (const isa::TensorInfo& t : program.tensors)
+        if (t.location == isa::TensorLocation::Device && t.role != isa::TensorRole::Scratch) m.other += t.size_bytes();
     m.core_share = spec.chip.memory.total_bytes() / std::max(1u, spec.chip.cores_per_device);
     return m;
 }
@@ -41,9 +35,16 @@ TrainingReport training_report(const Session& session, const TrainingShape& shap
     r.shape = shape;
     r.functional = functional;
     r.steps = steps;
+    const std::vector<std::string> phase_marks = kernels::train::step_phase_marks(program);
     for (const TrainingStepResult& s : steps) {
         r.step_device_s += s.device_s / steps.size();
         r.step_s += s.step_s / steps.size();
+        const std::vector<StepPhaseTime> parts = step_breakdown(phase_marks, s.timing.engines);
+        if (r.breakdown.empty()) r.breakdown.assign(parts.size(), {});
+        for (size_t i = 0; i < parts.size() && i < r.breakdown.size(); ++i) {
+            r.breakdown[i].phase = parts[i].phase;
+            r.breakdown[i].seconds += parts[i].seconds / steps.size();
+        }
     }
     r.throughput_per_s = r.step_s > 0 ? shape.sequences_per_step() / r.step_s : 0;
     const double L = shape.layers, H = shape.hidden, S = shape.seq;
@@ -66,6 +67,8 @@ nlohmann::json training_report_json(const TrainingReport& r) {
         if (s.grad_norm) step["grad_norm"] = *s.grad_norm;
         steps.push_back(step);
     }
+    nlohmann::json breakdown = nlohmann::json::object();
+    for (const StepPhaseTime& p : r.breakdown) breakdown[p.phase] = p.seconds;
     return {{"program", r.program},
             {"instance", r.instance},
             {"dtype", r.dtype},
@@ -76,6 +79,7 @@ nlohmann::json training_report_json(const TrainingReport& r) {
             {"steps", steps},
             {"step_device_s", r.step_device_s},
             {"step_s", r.step_s},
+            {"step_breakdown_s", breakdown},
             {"throughput_per_s", r.throughput_per_s},
             {"flops_per_sequence", r.flops_per_sequence},
             {"peak_flops", r.peak_flops},
@@ -97,6 +101,10 @@ std::string training_report_text(const TrainingReport& r) {
     out += fmt::format("steps              {:10}\n", r.steps.size());
     out += fmt::format("step time          {:10.3f} ms  engines; {:.3f} ms with the runtime call (PCIe in/out)\n",
                        r.step_device_s * 1e3, r.step_s * 1e3);
+    for (const StepPhaseTime& p : r.breakdown)
+        out += fmt::format("  {:<16} {:10.3f} ms  {:5.1f} %{}\n", p.phase, p.seconds * 1e3,
+                           r.step_device_s > 0 ? 100 * p.seconds / r.step_device_s : 0.0,
+                           p.phase == kernels::train::kAllReducePhase && p.seconds == 0 ? "  (one core: none)" : "");
     out += fmt::format("throughput         {:10.2f} sequences/s\n", r.throughput_per_s);
     out += fmt::format("MFU                {:10.2f} %  ({:.3g} FLOP per sequence, peak {:.3g} FLOP/s per core in {})\n",
                        r.mfu * 100, r.flops_per_sequence, r.peak_flops, r.dtype);

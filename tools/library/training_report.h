@@ -1,6 +1,7 @@
 // What `neuron-sim train` reports after its steps (and the Python module could): the steps' log
 // values, step time (engines, and the runtime call that includes the PCIe copies), sequences per
-// second, MFU as the BERT script computes it (training.md A2.2: flops per sequence 12 L H S (6 H + S)
+// second, the step time split into forward, backward, accumulation, all-reduce and optimizer
+// (step_breakdown.h), MFU as the BERT script computes it (training.md A2.2: flops per sequence 12 L H S (6 H + S)
 // over the core's peak for the program's dtype, configs/), the last step's engines, and the program's
 // device memory by kind against the core's share of its device's memory. One struct; the text and
 // the JSON object are printed from it.
@@ -12,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "library/step_breakdown.h"
 #include "library/training_run.h"
 
 namespace nsim::library {
@@ -31,6 +33,7 @@ struct TrainingReport {
     std::vector<TrainingStepResult> steps;
     double step_device_s = 0;      // mean over the steps: the engines
     double step_s = 0;             // mean: the runtime call
+    std::vector<StepPhaseTime> breakdown;  // mean over the steps: step_device_s in phases
     double throughput_per_s = 0;   // sequences per second at the mean step time
     double flops_per_sequence = 0;
     double peak_flops = 0;         // one core, the program's dtype

@@ -1,5 +1,7 @@
 #include "neuron-build/bert_train_command.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <iostream>
 
@@ -35,15 +37,22 @@ int build_bert_train(const BertTrainBuildOptions& o) {
     p.step.grad_accum = o.grad_accum;
     p.step.max_grad_norm = float(o.max_grad_norm);
     p.step.optimizer_states = o.optimizer == "adamw-bf16" ? kernels::device::dtypes_for(p.precision).activation : isa::DType::Fp32;
+    p.timing_only = o.timing_only;
+    // The model's state must fit the core's share of its device's memory (training.md A2.5).
+    const uint64_t core_bytes = host.chip.memory.total_bytes() / host.chip.cores_per_device;
+    const std::string core_memory = fmt::format("the {:.0f} GiB of device memory per NeuronCore of {}",
+                                                double(core_bytes) / double(uint64_t(1) << 30), host.instance.name);
     try {
         kernels::BertWeights weights;
         if (!o.weights.empty()) {
             weights = load_weights(o.weights);
             p.model_name = o.model.empty() ? fs::path(o.weights).filename().string() : o.model;
             if (!weights.embeddings) throw UserError("--weights " + o.weights + ": the checkpoint has no embedding tables to train");
+            kernels::train::check_training_state_fits(weights.config, p, core_bytes, core_memory);
         } else {
             const kernels::BertConfig config = model_config(o.model, &p.model_name);
-            weights = kernels::random_bert_weights(config, o.seed, true);
+            kernels::train::check_training_state_fits(config, p, core_bytes, core_memory);  // before making its weights
+            weights = o.timing_only ? kernels::train::shape_only_bert_weights(config) : kernels::random_bert_weights(config, o.seed, true);
         }
         isa::Container program = kernels::train::build_training_program(host.chip.core, p, weights);
         program.metadata.emplace_back("instance", host.instance.name);
@@ -54,7 +63,7 @@ int build_bert_train(const BertTrainBuildOptions& o) {
                   << " layers, hidden " << weights.config.hidden_size << ") to " << o.task << ", micro-batch "
                   << o.micro_batch << " x seq " << o.seq << ", " << o.grad_accum << " micro-step(s) per step, " << o.dtype
                   << (o.stochastic_rounding ? " with stochastic rounding" : "") << ", " << program.metadata_value("optimizer")
-                  << ", on 1 core of " << host.chip.core.name << "\n";
+                  << ", on 1 core of " << host.chip.core.name << (o.timing_only ? ", timing only (no weights)" : "") << "\n";
         return 0;
     } catch (const kernels::InputError& e) {
         throw UserError(e.what());

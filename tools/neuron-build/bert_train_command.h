@@ -24,6 +24,7 @@ struct BertTrainBuildOptions {
     double max_grad_norm = 1.0;       // 0: no clipping
     std::string weights;              // checkpoint directory; empty: random weights
     uint64_t seed = 1;
+    bool timing_only = false;         // no tensor contents: for timing runs only
     std::string instance;
     std::vector<std::string> config_files;
     std::string output;

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
     train_cmd->add_option("--max-grad-norm", train.max_grad_norm, "Clip the gradient's global norm to this (0: no clipping)")->check(CLI::Range(0.0, 1e9));
     train_cmd->add_option("--weights", train.weights, "Checkpoint directory to start from (config.json + model.safetensors); default: seeded random weights");
     train_cmd->add_option("--seed", train.seed, "Seed of the random weights")->check(CLI::NonNegativeNumber);
+    train_cmd->add_flag("--timing-only", train.timing_only, "Leave the weights and optimizer states out (a program for timing runs only: no weights made, a small file)");
     train_cmd->add_option("--instance,-i", train.instance, "Instance type the program is for")
         ->envname("NEURON_SIM_INSTANCE")
         ->default_val("trn1.2xlarge");

@@ -42,6 +42,8 @@ int run_train(const MachineSelection& machine, const TrainOptions& o) {
     const isa::Container program = library::read_program(isa::read_file(o.program), o.program);
     const library::TrainingShape shape = library::training_shape(program, o.program);
     library::check_runnable(program, spec);
+    if (o.functional && !library::has_weights(program))
+        throw UserError("--functional needs a training program built with weights (this one was built --timing-only)");
     // The data is read and checked before the model loads.
     library::TrainingData data;
     if (o.functional) {

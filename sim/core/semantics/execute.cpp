@@ -51,6 +51,7 @@ bool is_executed_by_semantics(isa::Opcode opcode) {
         case isa::Opcode::Send:
         case isa::Opcode::Recv:
         case isa::Opcode::Nop:
+        case isa::Opcode::Mark:
         case isa::Opcode::SemSet:
         case isa::Opcode::Barrier: return false;
         default: return true;
@@ -65,6 +66,7 @@ namespace {
 }  // namespace
 
 void execute_Nop(const isa::Instruction&, const MemorySpaces&) {}
+void execute_Mark(const isa::Instruction&, const MemorySpaces&) {}
 void execute_SemSet(const isa::Instruction&, const MemorySpaces&) {}
 void execute_Barrier(const isa::Instruction&, const MemorySpaces&) {}
 void execute_AllReduce(const isa::Instruction& i, const MemorySpaces&) { needs_engines(i); }
