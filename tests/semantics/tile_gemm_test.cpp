@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <iterator>
 #include <limits>
 #include <random>
@@ -98,6 +99,18 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TileGemm,
                          ::testing::Values(Shape{128, 128, 512}, Shape{128, 64, 128}, Shape{64, 128, 512},
                                            Shape{37, 19, 101}, Shape{1, 128, 512}, Shape{3, 2, 5},
                                            Shape{130, 7, 33}, Shape{6, 1, 1}));
+
+// The simulator multiplies on its own thread, and the BLAS starts no thread of its own: Debian's
+// OpenBLAS starts a worker per core when it is loaded, which spins for about 0.1 s of CPU, unless it
+// is loaded with one thread, as tile_gemm loads it. A test process has one thread.
+TEST(TileGemmHost, TheBlasStartsNoThreadOfItsOwn) {
+    std::vector<float> st(128 * 128, 0.5f), mv(128 * 128, 2.0f), out(128 * 128);
+    tile_gemm(st.data(), mv.data(), 128, 128, 128, out.data(), true);
+    EXPECT_EQ(out[0], 128.0f);
+    const auto threads = std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                                       std::filesystem::directory_iterator{});
+    EXPECT_EQ(threads, 1);
+}
 
 }  // namespace
 }  // namespace nsim::sim::core

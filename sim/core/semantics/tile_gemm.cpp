@@ -1,9 +1,11 @@
 #include "core/semantics/tile_gemm.h"
 
-#include <openblas-pthread/cblas.h>
+#include <dlfcn.h>
+#include <openblas-pthread/cblas.h>  // the declarations only: the library is loaded when needed
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -12,19 +14,31 @@
 namespace nsim::sim::core {
 namespace {
 
-// The simulator is one host thread per process, and the machine it runs on is shared: OpenBLAS's
-// own threads would only compete with it (and with other simulations).
-struct OneBlasThread {
-    OneBlasThread() { openblas_set_num_threads(1); }
-};
+// OpenBLAS is loaded when a functional matmul first asks for it, not with every process: Debian's
+// build starts a worker thread per core when it is loaded, and each spins for about 0.1 s of CPU
+// before it sleeps, in every tool and test, although timing runs never multiply (it was more than
+// half of the test suite's CPU). The simulator multiplies one tile at a time on its own thread, so
+// the library is loaded with one thread, unless the user set OPENBLAS_NUM_THREADS. A process that
+// has it loaded already (numpy's) shares that copy. Without it, tile_gemm runs its loops.
+using Sgemm = decltype(&cblas_sgemm);
+
+Sgemm load_sgemm() {
+    setenv("OPENBLAS_NUM_THREADS", "1", 0);
+    void* library = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    return library ? reinterpret_cast<Sgemm>(dlsym(library, "cblas_sgemm")) : nullptr;
+}
+
+Sgemm sgemm() {
+    static const Sgemm loaded = load_sgemm();
+    return loaded;
+}
 
 // Below this many multiply-adds the call overhead outweighs the faster kernel.
 constexpr uint64_t kSmallestBlasProducts = 4096;
 
 void blas_gemm(const float* st, const float* mv, uint32_t k_count, uint64_t m_count, uint64_t n_count, float* out) {
-    static const OneBlasThread one_thread;
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(m_count), int(n_count), int(k_count), 1.0f, st,
-                int(m_count), mv, int(n_count), 0.0f, out, int(n_count));
+    sgemm()(CblasRowMajor, CblasTrans, CblasNoTrans, int(m_count), int(n_count), int(k_count), 1.0f, st, int(m_count),
+            mv, int(n_count), 0.0f, out, int(n_count));
 }
 
 // One tile of random bf16-like values (8 significant bits, products exact in fp32) through the
@@ -193,7 +207,7 @@ void tile_gemm(const float* st, const float* mv, uint32_t k_count, uint64_t m_co
 }
 
 bool blas_keeps_the_order() {
-    static const bool keeps = blas_sums_like_the_loop();
+    static const bool keeps = sgemm() && blas_sums_like_the_loop();
     return keeps;
 }
 
