@@ -49,6 +49,11 @@ if [[ ${1:-} == --ci ]]; then
   optimisation=-O0
   slowdown=6
 fi
+# NSIM_SANITIZE_OPT=-O0 (or -O1) overrides the optimisation of either mode; the timeouts then follow it.
+if [[ -n ${NSIM_SANITIZE_OPT:-} ]]; then
+  optimisation=$NSIM_SANITIZE_OPT
+  [[ $optimisation == -O0 ]] && slowdown=6 || slowdown=3
+fi
 export NSIM_TEST_WAIT_SCALE=$slowdown
 
 # -g1: line tables, enough for the reports' stack traces, at a fraction of -g's compile time.
