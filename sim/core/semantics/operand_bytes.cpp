@@ -152,10 +152,6 @@ void check_row(const Placement& p, const isa::AccessPattern& ap, int64_t row_add
 
 }  // namespace
 
-// Also the first check of every operand, before anything is allocated for it: enumerations from a
-// hand-built instruction may be outside their tables, and stride-0 dimensions can name more
-// elements than the host could hold (2^32 per operand is the functional model's own limit, far
-// beyond any tile).
 uint64_t contiguous_runs(const isa::AccessPattern& ap) {
     if (ap.partition_count == 0) return 0;
     const uint32_t element_bytes = isa::size_in_bytes(ap.dtype);
@@ -168,6 +164,10 @@ uint64_t contiguous_runs(const isa::AccessPattern& ap) {
     return rows_continue ? 1 : uint64_t(ap.partition_count) * per_row;
 }
 
+// Also the first check of every operand, before anything is allocated for it: enumerations from a
+// hand-built instruction may be outside their tables, and stride-0 dimensions can name more
+// elements than the host could hold (2^32 per operand is the functional model's own limit, far
+// beyond any tile).
 uint64_t element_count(const isa::AccessPattern& ap) {
     if (!isa::is_valid_space(uint32_t(ap.space))) throw SemanticsError("operand without a valid memory space");
     if (!isa::is_valid_dtype(uint32_t(ap.dtype))) throw SemanticsError(space_text(ap) + " operand has no valid dtype");

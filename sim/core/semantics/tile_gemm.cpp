@@ -15,7 +15,7 @@ namespace nsim::sim::core {
 namespace {
 
 // OpenBLAS is loaded when a functional matmul first asks for it, not with every process: Debian's
-// build starts a worker thread per core when it is loaded, and each spins for about 0.1 s of CPU
+// build starts a worker thread per core when it is loaded, and each spins for about 0.15 s of CPU
 // before it sleeps, in every tool and test, although timing runs never multiply (it was more than
 // half of the test suite's CPU). The simulator multiplies one tile at a time on its own thread, so
 // the library is loaded with one thread, unless the user set OPENBLAS_NUM_THREADS. A process that
@@ -183,12 +183,7 @@ __attribute__((target_clones("avx2", "default"))) void tile_gemm_in_order(const 
 
 void tile_gemm_reference(const float* st, const float* mv, uint32_t k_count, uint64_t m_count, uint64_t n_count,
                          float* out) {
-    for (uint64_t m = 0; m < m_count; ++m)
-        for (uint64_t n = 0; n < n_count; ++n) {
-            float sum = 0.0f;
-            for (uint32_t k = 0; k < k_count; ++k) sum += st[k * m_count + m] * mv[k * n_count + n];
-            out[m * n_count + n] = sum;
-        }
+    elements_in_order(st, mv, k_count, m_count, n_count, 0, m_count, 0, n_count, out);
 }
 
 void tile_gemm(const float* st, const float* mv, uint32_t k_count, uint64_t m_count, uint64_t n_count, float* out,
