@@ -25,7 +25,7 @@ public:
     std::string run() {
         out_ += "# neuron-sim program\n";
         out_ += fmt::format(".target v{}\n.cores {}\n", c_.generation, c_.cores_needed);
-        for (const auto& [key, value] : c_.metadata) out_ += fmt::format(".meta {} {}\n", name_text(key), quoted(value));
+        for (const auto& [key, value] : c_.metadata) out_ += fmt::format(".meta {} {}\n", name_text(key), quoted_text(value));
         for (const auto& t : c_.tensors) tensor(t);
         for (const auto& s : c_.semaphore_names) out_ += fmt::format(".sem {} {}\n", name_text(s.name), s.index);
         bool first = true;

@@ -18,7 +18,7 @@ inline bool is_plain_name(std::string_view s) {
 }
 
 // A double-quoted string; bytes outside printable ASCII as \xNN so any bytes survive a round trip.
-inline std::string quoted(std::string_view s) {
+inline std::string quoted_text(std::string_view s) {
     std::string out = "\"";
     for (unsigned char c : s) {
         if (c == '"' || c == '\\') {
@@ -36,6 +36,6 @@ inline std::string quoted(std::string_view s) {
 }
 
 // Names that are not plain identifiers are written quoted.
-inline std::string name_text(std::string_view s) { return is_plain_name(s) ? std::string(s) : quoted(s); }
+inline std::string name_text(std::string_view s) { return is_plain_name(s) ? std::string(s) : quoted_text(s); }
 
 }  // namespace nsim::isa

@@ -18,15 +18,16 @@ constexpr std::array<std::pair<std::string_view, HiddenActivation>, 4> kHiddenAc
     {"relu", HiddenActivation::Relu},
 }};
 
-[[noreturn]] void fail(const std::string& source, std::string_view key, const std::string& problem) {
-    throw InputError(fmt::format("{}: key '{}': {}", source, key, problem));
-}
 
 void require_positive(const std::string& source, std::string_view key, int64_t value) {
-    if (value <= 0) fail(source, key, fmt::format("must be a positive integer, got {}", value));
+    if (value <= 0) fail_config_key(source, key, fmt::format("must be a positive integer, got {}", value));
 }
 
 }  // namespace
+
+void fail_config_key(const std::string& source, std::string_view key, const std::string& problem) {
+    throw InputError(fmt::format("{}: key '{}': {}", source, key, problem));
+}
 
 std::string_view hidden_act_name(HiddenActivation act) {
     for (const auto& [name, value] : kHiddenActNames)
@@ -76,16 +77,16 @@ void validate_bert_config(const BertConfig& config, const std::string& source) {
     require_positive(source, "type_vocab_size", config.type_vocab_size);
     require_positive(source, "num_labels", config.num_labels);
     if (config.hidden_size % config.num_attention_heads != 0)
-        fail(source, "hidden_size",
+        fail_config_key(source, "hidden_size",
              fmt::format("{} is not divisible by num_attention_heads ({})", config.hidden_size,
                          config.num_attention_heads));
     if (!(std::isfinite(config.layer_norm_eps) && config.layer_norm_eps > 0))
-        fail(source, "layer_norm_eps", fmt::format("must be a positive number, got {}", config.layer_norm_eps));
+        fail_config_key(source, "layer_norm_eps", fmt::format("must be a positive number, got {}", config.layer_norm_eps));
     if (!(std::isfinite(config.initializer_range) && config.initializer_range >= 0))
-        fail(source, "initializer_range",
+        fail_config_key(source, "initializer_range",
              fmt::format("must be a non-negative number, got {}", config.initializer_range));
     if (!config.label_names.empty() && static_cast<int64_t>(config.label_names.size()) != config.num_labels)
-        fail(source, "id2label",
+        fail_config_key(source, "id2label",
              fmt::format("has {} labels but num_labels is {}", config.label_names.size(), config.num_labels));
 }
 

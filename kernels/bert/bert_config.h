@@ -46,6 +46,9 @@ BertConfig bert_large_config();  // bert-large-uncased: 24 layers, hidden 1024, 
 // "bert-base" / "bert-large"; nullopt for any other name.
 std::optional<BertConfig> bert_preset_config(std::string_view name);
 
+// Throws InputError "<source>: key '<key>': <problem>": the one line every bad key of a model config gets.
+[[noreturn]] void fail_config_key(const std::string& source, std::string_view key, const std::string& problem);
+
 // Throws InputError "<source>: key '<key>': <problem>" for the first problem found.
 void validate_bert_config(const BertConfig& config, const std::string& source);
 

@@ -18,9 +18,6 @@ using nlohmann::json;
 // transformers' config.json files are about 1 KB (a large id2label map stays under 1 MiB).
 constexpr uint64_t kMaxConfigJsonBytes = uint64_t(4) << 20;
 
-[[noreturn]] void fail(const std::string& source, std::string_view key, const std::string& problem) {
-    throw InputError(fmt::format("{}: key '{}': {}", source, key, problem));
-}
 
 // A short rendering of an offending value; long objects are cut so the message stays one line.
 std::string describe(const json& value) {
@@ -32,21 +29,21 @@ std::string describe(const json& value) {
 void read_int(const json& object, const std::string& source, const char* key, int64_t& out) {
     auto it = object.find(key);
     if (it == object.end()) return;
-    if (!it->is_number_integer()) fail(source, key, fmt::format("must be a positive integer, got {}", describe(*it)));
+    if (!it->is_number_integer()) fail_config_key(source, key, fmt::format("must be a positive integer, got {}", describe(*it)));
     out = it->get<int64_t>();
 }
 
 void read_number(const json& object, const std::string& source, const char* key, double& out) {
     auto it = object.find(key);
     if (it == object.end()) return;
-    if (!it->is_number()) fail(source, key, fmt::format("must be a number, got {}", describe(*it)));
+    if (!it->is_number()) fail_config_key(source, key, fmt::format("must be a number, got {}", describe(*it)));
     out = it->get<double>();
 }
 
 const std::string* read_string(const json& object, const std::string& source, const char* key) {
     auto it = object.find(key);
     if (it == object.end()) return nullptr;
-    if (!it->is_string()) fail(source, key, fmt::format("must be a string, got {}", describe(*it)));
+    if (!it->is_string()) fail_config_key(source, key, fmt::format("must be a string, got {}", describe(*it)));
     return it->get_ptr<const std::string*>();
 }
 
@@ -54,7 +51,7 @@ const std::string* read_string(const json& object, const std::string& source, co
 std::vector<std::string> read_label_names(const json& object, const std::string& source) {
     auto it = object.find("id2label");
     if (it == object.end()) return {};
-    if (!it->is_object()) fail(source, "id2label", fmt::format("must be an object, got {}", describe(*it)));
+    if (!it->is_object()) fail_config_key(source, "id2label", fmt::format("must be an object, got {}", describe(*it)));
     std::vector<std::string> names(it->size());
     std::vector<bool> seen(it->size(), false);
     for (const auto& [id_text, name] : it->items()) {
@@ -66,9 +63,9 @@ std::vector<std::string> read_label_names(const json& object, const std::string&
             used = 0;
         }
         if (used != id_text.size() || id_text.empty() || id >= names.size() || seen[id])
-            fail(source, "id2label",
+            fail_config_key(source, "id2label",
                  fmt::format("ids must be \"0\"..\"{}\", got \"{}\"", names.size() - 1, id_text));
-        if (!name.is_string()) fail(source, "id2label", fmt::format("label {} must be a string", id_text));
+        if (!name.is_string()) fail_config_key(source, "id2label", fmt::format("label {} must be a string", id_text));
         names[id] = name.get<std::string>();
         seen[id] = true;
     }
@@ -80,13 +77,13 @@ std::vector<std::string> read_label_names(const json& object, const std::string&
 BertConfig parse_bert_config(const json& object, const std::string& source) {
     if (!object.is_object()) throw InputError(fmt::format("{}: must hold a JSON object", source));
     if (const std::string* type = read_string(object, source, "model_type"); type && *type != "bert")
-        fail(source, "model_type", fmt::format("\"{}\" is not supported (only \"bert\")", *type));
+        fail_config_key(source, "model_type", fmt::format("\"{}\" is not supported (only \"bert\")", *type));
     if (const std::string* pos = read_string(object, source, "position_embedding_type"); pos && *pos != "absolute")
-        fail(source, "position_embedding_type", fmt::format("\"{}\" is not supported (only \"absolute\")", *pos));
+        fail_config_key(source, "position_embedding_type", fmt::format("\"{}\" is not supported (only \"absolute\")", *pos));
     for (const char* key : {"is_decoder", "add_cross_attention"}) {
         auto it = object.find(key);
         if (it != object.end() && it->is_boolean() && it->get<bool>())
-            fail(source, key, "true is not supported (encoder-only BERT)");
+            fail_config_key(source, key, "true is not supported (encoder-only BERT)");
     }
 
     BertConfig config;
@@ -102,7 +99,7 @@ BertConfig parse_bert_config(const json& object, const std::string& source) {
     if (const std::string* act = read_string(object, source, "hidden_act")) {
         auto parsed = hidden_act_from_name(*act);
         if (!parsed)
-            fail(source, "hidden_act", fmt::format("\"{}\" is not one of {}", *act, known_hidden_act_names()));
+            fail_config_key(source, "hidden_act", fmt::format("\"{}\" is not one of {}", *act, known_hidden_act_names()));
         config.hidden_act = *parsed;
     }
     config.label_names = read_label_names(object, source);

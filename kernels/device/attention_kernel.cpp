@@ -8,7 +8,7 @@
 namespace nsim::kernels::device {
 namespace {
 
-constexpr uint32_t kRing = 4;  // > the 3 pipeline stages in flight
+constexpr uint32_t kKeyBlockRing = 4;  // > the 3 pipeline stages in flight
 
 struct KeyBlock {
     uint32_t tile = 0, partition = 0, rows = 0, column = 0;  // token tile, first partition, keys, column in the row
@@ -29,7 +29,7 @@ AttentionScratch allocate_attention_scratch(CoreBuilder& core, const AttentionSh
     AttentionScratch s;
     s.mask = core.sbuf(uint64_t(shape.batch) * shape.seq * 4, "attention mask");
     const uint32_t queries = core.spec().sbuf.partitions;
-    for (uint32_t i = 0; i < kRing; ++i) {
+    for (uint32_t i = 0; i < kKeyBlockRing; ++i) {
         s.scores.push_back(core.sbuf(uint64_t(shape.seq) * 4, "attention scores"));
         s.stats.push_back(core.sbuf(4 * 4, "softmax statistics"));
         s.probs.push_back(core.sbuf(uint64_t(shape.seq) * isa::size_in_bytes(dtypes.matmul), "attention probabilities"));
@@ -92,7 +92,7 @@ void self_attention(KernelContext& ctx, const AttentionShape& shape, const TileS
     auto head_partition = [&](uint32_t h) { return h * hs % tile_rows; };
 
     auto scores_and_softmax = [&](WorkItem& it, uint32_t index) {
-        it.slot = index % kRing;
+        it.slot = index % kKeyBlockRing;
         const uint32_t q = it.queries, tile = head_tile(it.head), p0 = head_partition(it.head);
         const uint32_t bank = ctx.psum.next_bank();
         const View scores_psum = psum_tile(core, bank, q, 0, seq);

@@ -43,7 +43,6 @@ constexpr uint32_t kMinWeightSlots = 2;
 // Alignment padding the SBUF allocator may add per buffer.
 constexpr uint64_t kSbufSlack = 64;
 
-uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
 struct IoTensors {
     uint32_t input_ids = 0, token_types = 0, attention_mask = 0, embeddings = 0, logits = 0, encoder_output = 0;

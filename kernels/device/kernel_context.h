@@ -11,6 +11,8 @@
 
 namespace nsim::kernels::device {
 
+inline uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
 using builder::Buffer;
 using builder::CoreBuilder;
 using builder::View;

@@ -6,7 +6,7 @@
 namespace nsim::kernels::device {
 namespace {
 
-constexpr uint32_t kRing = 2;
+constexpr uint32_t kRowTileRing = 2;  // scratch slots: one row tile normalised while the next one is read
 // bn_stats statistics groups: one per this many features (NKI's bn_stats takes at most 512 per call).
 constexpr uint32_t kStatsGroupFeatures = 512;
 
@@ -16,7 +16,7 @@ uint32_t stats_groups(uint32_t hidden) { return (hidden + kStatsGroupFeatures - 
 
 LayerNormScratch allocate_layer_norm_scratch(CoreBuilder& core, uint32_t hidden, const DtypePlan&) {
     LayerNormScratch s;
-    for (uint32_t i = 0; i < kRing; ++i) {
+    for (uint32_t i = 0; i < kRowTileRing; ++i) {
         s.normalized.push_back(core.sbuf(uint64_t(hidden) * 4, "layernorm x_hat"));
         // 3 per group (count, mean, m2), then mean, variance, rstd.
         s.statistics.push_back(core.sbuf((3 * stats_groups(hidden) + 3) * 4, "layernorm statistics"));
@@ -38,7 +38,7 @@ void layer_norm(KernelContext& ctx, TileSet& resid, TileSet& feature_major, Laye
     const isa::Engine side = ctx.side_engine();
 
     for (uint32_t j = 0; j < resid.tiles.size(); ++j) {
-        const uint32_t rows = resid.rows_of(j), slot = j % kRing;
+        const uint32_t rows = resid.rows_of(j), slot = j % kRowTileRing;
         const View z = resid.view(j, 0, hidden);
         View x_hat = z;  // already normalised rows are transposed as they are
         if (params.normalize) {

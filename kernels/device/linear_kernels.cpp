@@ -6,7 +6,6 @@
 namespace nsim::kernels::device {
 namespace {
 
-uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
 // Where an accumulator lives: bank and first fp32 column.
 struct Accumulator {

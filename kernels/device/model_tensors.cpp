@@ -8,7 +8,6 @@ namespace {
 using builder::ProgramBuilder;
 using isa::TensorRole;
 
-uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
 // W [out, in] -> W^T [in, out] row-major.
 std::vector<float> transposed(const Tensor& w) {

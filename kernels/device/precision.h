@@ -12,6 +12,9 @@
 
 namespace nsim::kernels::device {
 
+// The accumulation type: PSUM, statistics, gradients' master copies.
+constexpr isa::DType kFp32 = isa::DType::Fp32;
+
 enum class Precision { Fp32, Bf16, Fp16, Mixed, MixedBf16 };
 
 struct DtypePlan {

@@ -9,7 +9,7 @@ namespace nsim::kernels::train {
 namespace {
 
 using builder::View;
-constexpr isa::DType kFp32 = isa::DType::Fp32;
+using device::kFp32;
 constexpr float kClipEps = 1e-6f;  // torch.nn.utils.clip_grad_norm_'s
 struct Chunking {
     uint32_t rows_per_chunk = 0;

@@ -15,7 +15,7 @@ namespace nsim::kernels::train {
 namespace {
 
 using builder::View;
-constexpr isa::DType kFp32 = isa::DType::Fp32;
+using device::kFp32;
 
 std::string per_micro_step(const char* name, uint32_t micro_step) { return name + ("/" + std::to_string(micro_step)); }
 

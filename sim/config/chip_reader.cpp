@@ -19,24 +19,10 @@ const std::vector<std::string> kBarRoles = {"registers", "neuron-core-window", "
 // A PCI type-0 configuration header has six BARs.
 constexpr uint32_t kPciBarSlots = 6;
 
-bool is_power_of_two(uint64_t value) { return value != 0 && (value & (value - 1)) == 0; }
-
 bool contains(const std::vector<std::string>& names, const std::string& name) {
     for (const auto& known : names)
         if (known == name) return true;
     return false;
-}
-
-std::string join(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
-    return out;
-}
-
-uint32_t positive_u32(const ConfigNode& node) {
-    const uint32_t value = node.as_u32();
-    if (value == 0) node.fail("must be greater than zero");
-    return value;
 }
 
 uint64_t positive_bytes(const ConfigNode& node) {
@@ -62,11 +48,11 @@ EngineSpec read_engine(const ConfigNode& node) {
     EngineSpec engine;
     engine.name = node.name();
     if (!contains(kEngineNames, engine.name))
-        node.fail(fmt::format("unknown engine (expected one of: {})", join(kEngineNames)));
+        node.fail(fmt::format("unknown engine (expected one of: {})", fmt::join(kEngineNames, ", ")));
     engine.clock_hz = positive(node.at("clock_hz"), Quantity::hertz);
     // The sync engine only sequences; every other engine streams data and needs a width.
     const ConfigNode width = node.at("elements_per_cycle");
-    engine.elements_per_cycle = engine.name == "sync" ? width.as_u32() : positive_u32(width);
+    engine.elements_per_cycle = engine.name == "sync" ? width.as_u32() : width.as_positive_u32();
     engine.min_instruction_cycles = optional_u32(node, "min_instruction_cycles");
     engine.instruction_overhead_cycles = optional_u32(node, "instruction_overhead_cycles");
     engine.elements_per_cycle_16bit = optional_u32(node, "elements_per_cycle_16bit");
@@ -81,8 +67,8 @@ std::map<std::string, uint32_t> optional_per_dtype_counts(const ConfigNode& map,
     if (!node) return counts;
     for (const ConfigNode& entry : node->entries()) {
         if (!contains(kDataTypes, entry.name()))
-            entry.fail(fmt::format("unknown data type (expected one of: {})", join(kDataTypes)));
-        counts[entry.name()] = positive_u32(entry);
+            entry.fail(fmt::format("unknown data type (expected one of: {})", fmt::join(kDataTypes, ", ")));
+        counts[entry.name()] = entry.as_positive_u32();
     }
     return counts;
 }
@@ -111,26 +97,26 @@ TensorEngineSpec read_tensor(const ConfigNode& node) {
                      "pipeline_io_cycles", "moving_cycles_per_column", "contraction_rows_per_pe",
                      "transpose_cycles_per_column"});
     TensorEngineSpec tensor;
-    tensor.pe_rows = positive_u32(node.at("pe_rows"));
-    tensor.pe_cols = positive_u32(node.at("pe_cols"));
+    tensor.pe_rows = node.at("pe_rows").as_positive_u32();
+    tensor.pe_cols = node.at("pe_cols").as_positive_u32();
     const ConfigNode contraction = node.at("max_contraction");
-    tensor.max_contraction = positive_u32(contraction);
+    tensor.max_contraction = contraction.as_positive_u32();
     if (tensor.max_contraction > tensor.pe_rows)
         contraction.fail(fmt::format("must not exceed pe_rows ({})", tensor.pe_rows));
     const ConfigNode stationary = node.at("max_stationary_free");
-    tensor.max_stationary_free = positive_u32(stationary);
+    tensor.max_stationary_free = stationary.as_positive_u32();
     if (tensor.max_stationary_free > tensor.pe_cols)
         stationary.fail(fmt::format("must not exceed pe_cols ({})", tensor.pe_cols));
-    tensor.max_moving_free = positive_u32(node.at("max_moving_free"));
+    tensor.max_moving_free = node.at("max_moving_free").as_positive_u32();
     const ConfigNode peaks = node.at("peak_flops");
     for (const ConfigNode& peak : peaks.entries()) {
         if (!contains(kDataTypes, peak.name()))
-            peak.fail(fmt::format("unknown data type (expected one of: {})", join(kDataTypes)));
+            peak.fail(fmt::format("unknown data type (expected one of: {})", fmt::join(kDataTypes, ", ")));
         tensor.peak_flops[peak.name()] = positive(peak, Quantity::flops);
     }
     if (tensor.peak_flops.empty()) peaks.fail("needs at least one data type");
     if (const auto load = node.find("stationary_load_columns_per_cycle"))
-        tensor.stationary_load_columns_per_cycle = positive_u32(*load);
+        tensor.stationary_load_columns_per_cycle = load->as_positive_u32();
     tensor.pipeline_io_cycles = optional_u32(node, "pipeline_io_cycles");
     tensor.moving_cycles_per_column = optional_per_dtype_counts(node, "moving_cycles_per_column");
     tensor.contraction_rows_per_pe = optional_per_dtype_counts(node, "contraction_rows_per_pe");
@@ -142,12 +128,12 @@ OnChipMemorySpec read_on_chip_memory(const ConfigNode& node, bool banked) {
     if (banked) node.check_keys({"partitions", "bytes_per_partition", "banks"});
     else node.check_keys({"partitions", "bytes_per_partition"});
     OnChipMemorySpec memory;
-    memory.partitions = positive_u32(node.at("partitions"));
+    memory.partitions = node.at("partitions").as_positive_u32();
     const ConfigNode bytes = node.at("bytes_per_partition");
     memory.bytes_per_partition = positive_bytes(bytes);
     if (banked) {
         const ConfigNode banks = node.at("banks");
-        memory.banks = positive_u32(banks);
+        memory.banks = banks.as_positive_u32();
         if (memory.bytes_per_partition % memory.banks != 0)
             banks.fail("must divide bytes_per_partition into equal banks");
     }
@@ -171,13 +157,13 @@ NeuronCoreSpec read_neuron_core(const ConfigNode& node) {
     core.tensor = read_tensor(node.at("tensor"));
     core.sbuf = read_on_chip_memory(node.at("sbuf"), false);
     core.psum = read_on_chip_memory(node.at("psum"), true);
-    core.semaphores = positive_u32(node.at("semaphores"));
+    core.semaphores = node.at("semaphores").as_positive_u32();
     // Instructions name a semaphore in 16 bits, all ones meaning none (isa/instruction.h).
     if (core.semaphores > isa::kNoSemaphore)
         node.at("semaphores").fail(fmt::format("{} is more than the {} an instruction can name", core.semaphores,
                                                unsigned(isa::kNoSemaphore)));
-    core.dma_engines = positive_u32(node.at("dma_engines"));
-    core.dma_queues_per_engine = positive_u32(node.at("dma_queues_per_engine"));
+    core.dma_engines = node.at("dma_engines").as_positive_u32();
+    core.dma_queues_per_engine = node.at("dma_queues_per_engine").as_positive_u32();
     // A program names a core's DMA queue in 8 bits (isa/container.h).
     constexpr uint64_t kQueueNumbers = uint64_t(std::numeric_limits<decltype(isa::InstructionStream::queue)>::max()) + 1;
     if (uint64_t(core.dma_engines) * core.dma_queues_per_engine > kQueueNumbers)
@@ -211,7 +197,7 @@ BarSpec read_bar(const ConfigNode& node) {
     const ConfigNode role = node.at("role");
     bar.role = role.as_string();
     if (!contains(kBarRoles, bar.role))
-        role.fail(fmt::format("unknown BAR role (expected one of: {})", join(kBarRoles)));
+        role.fail(fmt::format("unknown BAR role (expected one of: {})", fmt::join(kBarRoles, ", ")));
     return bar;
 }
 
@@ -243,7 +229,7 @@ PciSpec read_pci(const ConfigNode& node) {
 PcieLinkSpec read_pcie(const ConfigNode& node) {
     node.check_keys({"generation", "lanes", "bytes_per_s", "latency_s"});
     PcieLinkSpec pcie;
-    pcie.generation = positive_u32(node.at("generation"));
+    pcie.generation = node.at("generation").as_positive_u32();
     const ConfigNode lanes = node.at("lanes");
     pcie.lanes = lanes.as_u32();
     if (!is_power_of_two(pcie.lanes)) lanes.fail("must be a power of two (x1, x2, x4, x8, x16...)");
@@ -257,7 +243,7 @@ DeviceMemorySpec read_memory(const ConfigNode& node) {
                      "latency_s", "refresh_interval_s", "refresh_time_s"});
     DeviceMemorySpec memory;
     memory.type = node.at("type").as_string();
-    memory.channels = positive_u32(node.at("channels"));
+    memory.channels = node.at("channels").as_positive_u32();
     memory.channel_bytes = positive_bytes(node.at("channel_bytes"));
     const ConfigNode stride = node.at("channel_stride_bytes");
     memory.channel_stride_bytes = stride.as_bytes();
@@ -294,7 +280,7 @@ LinkSpec read_link(const ConfigNode& node) {
         link.bytes_per_s = positive(node.at("bytes_per_s"), Quantity::bytes_per_second);
         link.latency_s = positive(node.at("latency_s"), Quantity::seconds);
     }
-    if (const auto rings = node.find("collective_rings")) link.collective_rings = positive_u32(*rings);
+    if (const auto rings = node.find("collective_rings")) link.collective_rings = rings->as_positive_u32();
     return link;
 }
 
@@ -306,9 +292,9 @@ ChipSpec read_chip(const ConfigNode& node, const NeuronCoreSpec& core) {
     chip.generation_file = node.file();
     chip.core = core;
     chip.product = node.at("product").as_string();
-    chip.cores_per_device = positive_u32(node.at("cores_per_device"));
+    chip.cores_per_device = node.at("cores_per_device").as_positive_u32();
     if (const auto lnc = node.find("logical_neuroncore_config")) {
-        chip.logical_neuroncore_config = positive_u32(*lnc);
+        chip.logical_neuroncore_config = lnc->as_positive_u32();
         if (chip.cores_per_device % chip.logical_neuroncore_config != 0)
             lnc->fail(fmt::format("must divide cores_per_device ({})", chip.cores_per_device));
     }

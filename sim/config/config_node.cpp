@@ -24,12 +24,6 @@ std::string quote(const std::string& text) {
     return "'" + shown + "'";
 }
 
-std::string join(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
-    return out;
-}
-
 }  // namespace
 
 ConfigNode::ConfigNode(YAML::Node root, std::string file)
@@ -112,7 +106,7 @@ void ConfigNode::check_keys(const std::vector<std::string>& allowed) const {
     for (const ConfigNode& entry : entries()) {
         bool known = false;
         for (const auto& name : allowed) known = known || name == entry.name();
-        if (!known) entry.fail(fmt::format("unknown key (expected one of: {})", join(allowed)));
+        if (!known) entry.fail(fmt::format("unknown key (expected one of: {})", fmt::join(allowed, ", ")));
     }
 }
 
@@ -169,6 +163,12 @@ uint64_t ConfigNode::as_unsigned(uint64_t max) const {
 }
 
 uint32_t ConfigNode::as_u32() const { return static_cast<uint32_t>(as_unsigned(UINT32_MAX)); }
+
+uint32_t ConfigNode::as_positive_u32() const {
+    const uint32_t value = as_u32();
+    if (value == 0) fail("must be greater than zero");
+    return value;
+}
 
 double ConfigNode::as_quantity(Quantity kind) const {
     if (!is_scalar()) fail_expected(quantity_description(kind));

@@ -53,6 +53,7 @@ public:
     std::string as_string() const;                 // non-empty
     uint64_t as_unsigned(uint64_t max = UINT64_MAX) const;  // decimal or 0x hex
     uint32_t as_u32() const;
+    uint32_t as_positive_u32() const;             // as_u32, and not zero
     double as_quantity(Quantity kind) const;       // a number with unit; a plain number is in base units
     uint64_t as_bytes() const;                     // a size with unit, a whole number of bytes
 
@@ -78,5 +79,8 @@ private:
     std::string name_;
     mutable std::shared_ptr<const Entries> entries_;  // null until the first lookup
 };
+
+// What the readers check of BAR sizes, ring sizes and strides.
+inline bool is_power_of_two(uint64_t value) { return value != 0 && (value & (value - 1)) == 0; }
 
 }  // namespace nsim::config

@@ -11,12 +11,6 @@
 namespace nsim::config {
 namespace {
 
-std::string join(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
-    return out;
-}
-
 std::vector<std::filesystem::path> chip_files(const std::filesystem::path& config_dir) {
     std::error_code error;
     if (!std::filesystem::is_directory(config_dir, error))
@@ -56,7 +50,7 @@ std::filesystem::path ConfigSet::default_dir() {
 const ChipSpec& ConfigSet::chip(const std::string& name) const {
     const auto it = chips_.find(name);
     if (it == chips_.end())
-        throw ConfigError(fmt::format("unknown chip '{}'; valid chips: {}", name, join(chip_names())));
+        throw ConfigError(fmt::format("unknown chip '{}'; valid chips: {}", name, fmt::join(chip_names(), ", ")));
     return it->second;
 }
 
@@ -64,7 +58,7 @@ HostSpec ConfigSet::host(const std::string& instance) const {
     const auto it = instances_.find(instance);
     if (it == instances_.end())
         throw ConfigError(fmt::format("unknown instance '{}'; valid instances: {}", instance,
-                                      join(instance_names())));
+                                      fmt::join(instance_names(), ", ")));
     HostSpec host{it->second, chip(it->second.chip)};
     // Same chip, faster wiring (trn1n): the platform reads one link rate, the resolved one.
     if (host.instance.link_bytes_per_s > 0) host.chip.link.bytes_per_s = host.instance.link_bytes_per_s;

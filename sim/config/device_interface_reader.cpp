@@ -15,12 +15,6 @@ uint32_t register_offset(const ConfigNode& node) {
     return value;
 }
 
-uint32_t positive_u32(const ConfigNode& node) {
-    const uint32_t value = node.as_u32();
-    if (value == 0) node.fail("must be greater than zero");
-    return value;
-}
-
 double seconds(const ConfigNode& node) { return node.as_quantity(Quantity::seconds); }
 
 double positive_seconds(const ConfigNode& node) {
@@ -28,8 +22,6 @@ double positive_seconds(const ConfigNode& node) {
     if (value <= 0) node.fail("must be greater than zero");
     return value;
 }
-
-bool is_power_of_two(uint64_t value) { return value != 0 && (value & (value - 1)) == 0; }
 
 UdmaRegisterSpec read_udma(const ConfigNode& node) {
     node.check_keys({"base", "engine_stride", "s2m", "queues", "queue_stride", "ring_base_lo", "ring_base_hi",
@@ -69,7 +61,7 @@ NotificationRegisterSpec read_notific(const ConfigNode& node) {
     for (uint32_t offset : {n.queue_base_lo, n.queue_base_hi, n.queue_size, n.doorbell})
         if (offset >= n.core_stride) stride.fail(fmt::format("must exceed every register offset of a core's block ({:#x})", offset));
     const ConfigNode entry = node.at("entry_bytes");
-    n.entry_bytes = positive_u32(entry);
+    n.entry_bytes = entry.as_positive_u32();
     if (n.entry_bytes < 8) entry.fail("must hold a 32-bit sequence number and a 32-bit status (8 bytes)");
     return n;
 }
@@ -78,13 +70,13 @@ DescriptorFormatSpec read_descriptor(const ConfigNode& node) {
     node.check_keys({"bytes", "length_bits", "phase_shift", "phase_mask", "initial_phase", "first_flag", "last_flag"});
     DescriptorFormatSpec d;
     const ConfigNode bytes = node.at("bytes");
-    d.bytes = positive_u32(bytes);
+    d.bytes = bytes.as_positive_u32();
     if (d.bytes < 16) bytes.fail("must hold len_ctrl, meta and a 64-bit pointer (16 bytes)");
     const ConfigNode length_bits = node.at("length_bits");
-    d.length_bits = positive_u32(length_bits);
+    d.length_bits = length_bits.as_positive_u32();
     if (d.length_bits > 24) length_bits.fail("must be at most 24");
     d.phase_shift = node.at("phase_shift").as_u32();
-    d.phase_mask = positive_u32(node.at("phase_mask"));
+    d.phase_mask = node.at("phase_mask").as_positive_u32();
     // len_ctrl is a 32-bit word: the phase field (phase_mask << phase_shift) must lie inside it,
     // above the length field.
     const uint64_t phase_field = uint64_t(d.phase_mask) << std::min<uint32_t>(d.phase_shift, 32);
@@ -95,8 +87,8 @@ DescriptorFormatSpec read_descriptor(const ConfigNode& node) {
         node.at("phase_shift").fail(fmt::format("{} overlaps the {}-bit length field", d.phase_shift, d.length_bits));
     d.initial_phase = node.at("initial_phase").as_u32();
     if (d.initial_phase > d.phase_mask) node.at("initial_phase").fail("must fit in phase_mask");
-    d.first_flag = positive_u32(node.at("first_flag"));
-    d.last_flag = positive_u32(node.at("last_flag"));
+    d.first_flag = node.at("first_flag").as_positive_u32();
+    d.last_flag = node.at("last_flag").as_positive_u32();
     return d;
 }
 
@@ -164,16 +156,16 @@ FirmwareSpec read_firmware(const ConfigNode& node) {
     fw.present = true;
     fw.device_id_not_ready = node.at("device_id_not_ready").as_u32();
     fw.ecc_invalid = node.at("ecc_invalid").as_u32();
-    fw.ready_mask = positive_u32(node.at("ready_mask"));
+    fw.ready_mask = node.at("ready_mask").as_positive_u32();
     const ConfigNode when = node.at("ready_when");
     const std::string polarity = when.as_string();
     if (polarity != "set" && polarity != "clear") when.fail("expected 'set' or 'clear'");
     fw.ready_when_set = polarity == "set";
-    fw.reset_device = positive_u32(node.at("reset_device"));
-    fw.reset_cores = positive_u32(node.at("reset_cores"));
+    fw.reset_device = node.at("reset_device").as_positive_u32();
+    fw.reset_cores = node.at("reset_cores").as_positive_u32();
     if (fw.reset_cores == fw.reset_device) node.at("reset_cores").fail("must differ from reset_device");
-    fw.command_read = positive_u32(node.at("command_read"));
-    fw.command_post_metric = positive_u32(node.at("command_post_metric"));
+    fw.command_read = node.at("command_read").as_positive_u32();
+    fw.command_post_metric = node.at("command_post_metric").as_positive_u32();
     fw.error_success = node.at("error_success").as_u32();
     fw.error_fail = node.at("error_fail").as_u32();
     fw.error_unknown_command = node.at("error_unknown_command").as_u32();
@@ -198,36 +190,36 @@ DriverSpec read_driver(const ConfigNode& node) {
     DriverSpec d;
     d.present = true;
     d.version = node.at("version").as_string();
-    d.firmware_ready_polls = positive_u32(node.at("firmware_ready_polls"));
+    d.firmware_ready_polls = node.at("firmware_ready_polls").as_positive_u32();
     d.firmware_ready_interval_s = positive_seconds(node.at("firmware_ready_interval_s"));
     d.fwio_poll_interval_s = positive_seconds(node.at("fwio_poll_interval_s"));
     d.fwio_timeout_s = positive_seconds(node.at("fwio_timeout_s"));
-    d.fwio_retries = positive_u32(node.at("fwio_retries"));
+    d.fwio_retries = node.at("fwio_retries").as_positive_u32();
     d.reset_initial_delay_device_s = seconds(node.at("reset_initial_delay_device_s"));
     d.reset_initial_delay_cores_s = seconds(node.at("reset_initial_delay_cores_s"));
     d.reset_poll_interval_s = positive_seconds(node.at("reset_poll_interval_s"));
     d.reset_reissue_device_s = positive_seconds(node.at("reset_reissue_device_s"));
     d.reset_reissue_cores_s = positive_seconds(node.at("reset_reissue_cores_s"));
     d.reset_max_wait_s = positive_seconds(node.at("reset_max_wait_s"));
-    d.reset_completion_retries = positive_u32(node.at("reset_completion_retries"));
+    d.reset_completion_retries = node.at("reset_completion_retries").as_positive_u32();
     d.reset_completion_backoff_s = positive_seconds(node.at("reset_completion_backoff_s"));
     d.reset_request_all = node.at("reset_request_all").as_u32();
     d.h2t_queue = node.at("h2t_queue").as_u32();
     const ConfigNode ring = node.at("h2t_ring_descriptors");
-    d.h2t_ring_descriptors = positive_u32(ring);
+    d.h2t_ring_descriptors = ring.as_positive_u32();
     if (!is_power_of_two(d.h2t_ring_descriptors)) ring.fail("must be a power of two (rings wrap by a size mask)");
     d.dma_poll_interval_s = positive_seconds(node.at("dma_poll_interval_s"));
     d.dma_timeout_per_descriptor_s = positive_seconds(node.at("dma_timeout_per_descriptor_s"));
     d.dma_bounce_bytes = node.at("dma_bounce_bytes").as_bytes();
     if (d.dma_bounce_bytes == 0) node.at("dma_bounce_bytes").fail("must be greater than zero");
-    d.completion_marker = positive_u32(node.at("completion_marker"));
+    d.completion_marker = node.at("completion_marker").as_positive_u32();
     d.memory_carveout_bytes = node.at("memory_carveout_bytes").as_bytes();
     const ConfigNode min_alloc = node.at("min_alloc_bytes");
     d.min_alloc_bytes = min_alloc.as_bytes();
     if (!is_power_of_two(d.min_alloc_bytes)) min_alloc.fail("must be a power of two");
     d.host_pool_bytes = node.at("host_pool_bytes").as_bytes();
     if (d.host_pool_bytes == 0) node.at("host_pool_bytes").fail("must be greater than zero");
-    d.max_processes_per_device = positive_u32(node.at("max_processes_per_device"));
+    d.max_processes_per_device = node.at("max_processes_per_device").as_positive_u32();
     const ConfigNode queue_bytes = node.at("notification_queue_bytes");
     d.notification_queue_bytes = queue_bytes.as_bytes();
     if (!is_power_of_two(d.notification_queue_bytes)) queue_bytes.fail("must be a power of two (driver.md 9)");

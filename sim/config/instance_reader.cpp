@@ -13,28 +13,10 @@
 namespace nsim::config {
 namespace {
 
-std::string join(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
-    return out;
-}
-
-std::string join(const std::vector<uint32_t>& numbers) {
-    std::string out;
-    for (uint32_t n : numbers) out += (out.empty() ? "" : ", ") + std::to_string(n);
-    return out;
-}
-
-uint32_t positive_u32(const ConfigNode& node) {
-    const uint32_t value = node.as_u32();
-    if (value == 0) node.fail("must be greater than zero");
-    return value;
-}
-
 const ChipSpec& read_chip_name(const ConfigNode& node, const ChipCatalog& chips) {
     const std::string name = node.as_string();
     const ChipSpec* chip = chips.find(name);
-    if (!chip) node.fail(fmt::format("unknown chip '{}'; valid chips: {}", name, join(chips.names())));
+    if (!chip) node.fail(fmt::format("unknown chip '{}'; valid chips: {}", name, fmt::join(chips.names(), ", ")));
     return *chip;
 }
 
@@ -120,7 +102,7 @@ DeclaredTopology read_topology(const ConfigNode& node, uint32_t devices) {
         const auto items = dims.items();
         if (items.size() != 2) dims.fail_expected("[rows, cols]");
         topology.kind = "torus";
-        topology.shape = {positive_u32(items[0]), positive_u32(items[1])};
+        topology.shape = {items[0].as_positive_u32(), items[1].as_positive_u32()};
         if (uint64_t(topology.shape[0]) * topology.shape[1] != devices)
             dims.fail(fmt::format("a {} x {} torus has {} devices, the instance has {}",
                                   topology.shape[0], topology.shape[1],
@@ -180,8 +162,8 @@ void check_against_declared(const ConfigNode& node, const NeighbourLists& links,
     for (std::size_t device = 0; device < links.size(); ++device) {
         if (sorted(links[device]) != sorted(declared.links[device]))
             lists[device].fail(fmt::format("device {} links to [{}] but the declared {} gives [{}]",
-                                           device, join(links[device]), declared.kind,
-                                           join(declared.links[device])));
+                                           device, fmt::join(links[device], ", "), declared.kind,
+                                           fmt::join(declared.links[device], ", ")));
     }
 }
 
@@ -203,8 +185,8 @@ InstanceSpec read_instance(const ConfigNode& node, const ChipCatalog& chips) {
     instance.name = node.name();
     const ChipSpec& chip = read_chip_name(node.at("chip"), chips);
     instance.chip = chip.name;
-    instance.devices = positive_u32(node.at("devices"));
-    instance.vcpus = positive_u32(node.at("vcpus"));
+    instance.devices = node.at("devices").as_positive_u32();
+    instance.vcpus = node.at("vcpus").as_positive_u32();
     const ConfigNode host_memory = node.at("host_memory_bytes");
     instance.host_memory_bytes = host_memory.as_bytes();
     if (instance.host_memory_bytes == 0) host_memory.fail("must be greater than zero");

@@ -2,7 +2,7 @@
 
 namespace nsim::sim {
 
-static uint64_t next_power_of_two(uint64_t v) {
+uint64_t next_power_of_two(uint64_t v) {
     uint64_t p = 1;
     while (p < v) p <<= 1;
     return p;

@@ -28,4 +28,7 @@ struct DeviceAddressMap {
     uint64_t link(unsigned port) const { return link_base + port * link_window; }
 };
 
+// The smallest power of two at least `v` (1 for 0): BAR and window sizes.
+uint64_t next_power_of_two(uint64_t v);
+
 }  // namespace nsim::sim

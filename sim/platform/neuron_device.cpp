@@ -12,12 +12,6 @@ static const config::BarSpec* bar_with_role(const config::ChipSpec& chip, const 
     return nullptr;
 }
 
-static uint64_t next_power_of_two(uint64_t v) {
-    uint64_t p = 1;
-    while (p < v) p <<= 1;
-    return p;
-}
-
 NeuronDevice::NeuronDevice(sc_core::sc_module_name name, const config::ChipSpec& chip, unsigned index,
                            PciAddress pci_address, uint64_t host_memory_bytes)
     : sc_core::sc_module(name),

@@ -7,7 +7,6 @@
 namespace nsim::sim {
 namespace {
 
-constexpr uint64_t kPage = SparseMemory::kPageBytes;
 
 // A fingerprint of a page's bytes: it selects candidates, the bytes themselves decide. 64 lanes of
 // 32 bits, each taking every 64th word through a multiply, so that the lanes are eight vectors of
@@ -20,7 +19,7 @@ __attribute__((target_clones("avx2", "default"))) uint64_t fingerprint(const uin
     WordLanes lanes[kVectors];
     for (size_t v = 0; v < kVectors; ++v)
         for (size_t l = 0; l < sizeof(WordLanes) / 4; ++l) lanes[v][l] = uint32_t(v * 8 + l + 1);
-    for (uint64_t at = 0; at < kPage; at += kBlock) {
+    for (uint64_t at = 0; at < SparseMemory::kPageBytes; at += kBlock) {
 #pragma GCC unroll 8
         for (size_t v = 0; v < kVectors; ++v) {
             WordLanes words;
@@ -43,9 +42,9 @@ public:
         const uint64_t key = fingerprint(bytes);
         const std::lock_guard<std::mutex> guard(lock_);
         std::weak_ptr<uint8_t[]>& slot = pages_[key];
-        if (auto known = slot.lock(); known && std::memcmp(known.get(), bytes, kPage) == 0) return known;
-        std::shared_ptr<uint8_t[]> page(new uint8_t[kPage]);
-        std::memcpy(page.get(), bytes, kPage);
+        if (auto known = slot.lock(); known && std::memcmp(known.get(), bytes, SparseMemory::kPageBytes) == 0) return known;
+        std::shared_ptr<uint8_t[]> page(new uint8_t[SparseMemory::kPageBytes]);
+        std::memcpy(page.get(), bytes, SparseMemory::kPageBytes);
         remember(slot, page);
         return page;
     }
@@ -54,7 +53,7 @@ public:
         const uint64_t key = fingerprint(page.get());
         const std::lock_guard<std::mutex> guard(lock_);
         std::weak_ptr<uint8_t[]>& slot = pages_[key];
-        if (auto known = slot.lock(); known && std::memcmp(known.get(), page.get(), kPage) == 0) return;
+        if (auto known = slot.lock(); known && std::memcmp(known.get(), page.get(), SparseMemory::kPageBytes) == 0) return;
         remember(slot, page);
     }
 
@@ -85,7 +84,7 @@ std::shared_ptr<uint8_t[]> shared_page_with(const uint8_t* bytes) { return pool(
 void lend_pages(const std::shared_ptr<const void>& owner, const uint8_t* data, uint64_t size) {
     // Never written through: a memory marks a page from the pool shared and copies it before a write.
     auto* bytes = const_cast<uint8_t*>(data);
-    for (uint64_t at = 0; at + kPage <= size; at += kPage) pool().lend(std::shared_ptr<uint8_t[]>(owner, bytes + at));
+    for (uint64_t at = 0; at + SparseMemory::kPageBytes <= size; at += SparseMemory::kPageBytes) pool().lend(std::shared_ptr<uint8_t[]>(owner, bytes + at));
 }
 
 }  // namespace nsim::sim

@@ -19,9 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kInstance = "trn1.2xlarge";
+const std::string kClaimInstance = "trn1.2xlarge";
 
-fs::path host_dir(const test::Cli& cli) { return cli.home.path() / "hosts" / kInstance; }
+fs::path host_dir(const test::Cli& cli) { return cli.home.path() / "hosts" / kClaimInstance; }
 
 void damage(const fs::path& record, const std::string& how) {
     if (how == "deleted") {
@@ -37,7 +37,7 @@ void damage(const fs::path& record, const std::string& how) {
 class DamagedRecord : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(DamagedRecord, TheClaimHoldsUntilTheProcessExits) {
-    test::Cli cli(kInstance);
+    test::Cli cli(kClaimInstance);
     test::Child holder = cli.runtime_process(true, true);
     ASSERT_EQ(holder.line(), "ok");
     const fs::path record = host_dir(cli) / "processes" / fmt::format("{}.json", holder.pid());
@@ -53,7 +53,7 @@ TEST_P(DamagedRecord, TheClaimHoldsUntilTheProcessExits) {
     EXPECT_NE(rmmod.exit_code, 0);
     EXPECT_NE(rmmod.err.find("Module neuron is in use"), std::string::npos) << rmmod.err;
 
-    const test::CommandResult listed = test::run_command(test::tool_path("neuron-ls") + " --wide --instance " + kInstance,
+    const test::CommandResult listed = test::run_command(test::tool_path("neuron-ls") + " --wide --instance " + kClaimInstance,
                                                          "NEURON_SIM_HOME=" + cli.home.path().string());
     EXPECT_EQ(listed.exit_code, 0) << listed.err;
     EXPECT_NE(listed.out.find(std::to_string(holder.pid())), std::string::npos) << listed.out;
@@ -77,7 +77,7 @@ INSTANTIATE_TEST_SUITE_P(Kinds, DamagedRecord, ::testing::Values("truncated", "g
 // A damaged record whose pid no longer runs claims nothing and is removed.
 TEST(DamagedRecord, OfAProcessThatIsGoneIsStale) {
     test::TempHome home;
-    driver::HostState state(home.path(), kInstance);
+    driver::HostState state(home.path(), kClaimInstance);
     const pid_t child = fork();
     if (child == 0) _exit(0);
     waitpid(child, nullptr, 0);
@@ -90,7 +90,7 @@ TEST(DamagedRecord, OfAProcessThatIsGoneIsStale) {
 class DamagedMachine : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
 
 TEST_P(DamagedMachine, IsOneLineAndModprobeRebuildsIt) {
-    test::Cli cli(kInstance);
+    test::Cli cli(kClaimInstance);
     ASSERT_EQ(cli("modprobe neuron").exit_code, 0);
     const fs::path machine = host_dir(cli) / "machine.json";
     std::stringstream text;
@@ -102,7 +102,7 @@ TEST_P(DamagedMachine, IsOneLineAndModprobeRebuildsIt) {
     edited.replace(at, std::string(from).size(), to);
     std::ofstream(machine, std::ios::trunc) << edited;
 
-    const test::CommandResult info = test::run_command(test::tool_path("neuron-ls") + " --instance " + kInstance,
+    const test::CommandResult info = test::run_command(test::tool_path("neuron-ls") + " --instance " + kClaimInstance,
                                                        "NEURON_SIM_HOME=" + cli.home.path().string());
     EXPECT_NE(info.exit_code, 0);
     EXPECT_EQ(test::count_lines(info.err), 1) << info.err;
@@ -111,7 +111,7 @@ TEST_P(DamagedMachine, IsOneLineAndModprobeRebuildsIt) {
 
     const test::CommandResult modprobe = cli("modprobe neuron");
     EXPECT_EQ(modprobe.exit_code, 0) << modprobe.err;
-    const test::CommandResult again = test::run_command(test::tool_path("neuron-ls") + " --instance " + kInstance,
+    const test::CommandResult again = test::run_command(test::tool_path("neuron-ls") + " --instance " + kClaimInstance,
                                                         "NEURON_SIM_HOME=" + cli.home.path().string());
     EXPECT_EQ(again.exit_code, 0) << again.err;
     EXPECT_TRUE(fs::exists(host_dir(cli) / "machine.json.damaged"));
@@ -123,7 +123,7 @@ INSTANTIATE_TEST_SUITE_P(Kinds, DamagedMachine,
                                            std::make_pair("{", "{{")));
 
 TEST(DamagedMachine, IsNotRebuiltUnderALiveProcess) {
-    test::Cli cli(kInstance);
+    test::Cli cli(kClaimInstance);
     test::Child holder = cli.runtime_process(true, true);
     ASSERT_EQ(holder.line(), "ok");
     std::ofstream(host_dir(cli) / "machine.json", std::ios::trunc) << "{";
@@ -138,7 +138,7 @@ TEST(DamagedMachine, IsNotRebuiltUnderALiveProcess) {
 // The fault switches hold what `neuron-sim fault set` writes; -5 is not that (the CLI refuses -2).
 TEST(FaultSwitch, BelowMinusOneIsRefusedNotArmed) {
     test::TempHome home;
-    driver::HostState state(home.path(), kInstance);
+    driver::HostState state(home.path(), kClaimInstance);
     fs::create_directories(state.debugfs_dir());
     std::ofstream(state.debugfs_dir() / "fail_dma_wait") << "-5\n";
     try {
@@ -158,7 +158,7 @@ TEST(HostHome, ARegularFileIsRefused) {
     std::ofstream(file) << "x";
     for (const std::string tool : {"neuron-ls", "neuron-top"}) {
         const test::CommandResult r = test::run_command(
-            test::tool_path(tool) + " --instance " + kInstance + (tool == "neuron-top" ? " --once" : ""),
+            test::tool_path(tool) + " --instance " + kClaimInstance + (tool == "neuron-top" ? " --once" : ""),
             "NEURON_SIM_HOME=" + file.string());
         EXPECT_NE(r.exit_code, 0) << tool;
         EXPECT_EQ(r.err, fmt::format("{}: NEURON_SIM_HOME={} is not a directory\n", tool, file.string()));
