@@ -1,6 +1,7 @@
 #include "h2t_queue.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -51,13 +52,18 @@ void H2tQueue::write_descriptor(uint64_t ring_pa, uint32_t index, uint32_t len_c
     memory_.write(ring_pa + uint64_t(index) * map_.descriptor.bytes, bytes.data(), bytes.size());
 }
 
-H2tQueue::Result H2tQueue::copy(const std::vector<DmaTransfer>& transfers, bool fail_wait) {
-    // Split into descriptor-sized pairs; a batch leaves room in the ring for its marker pair.
+std::vector<DmaTransfer> H2tQueue::descriptor_pairs(const std::vector<DmaTransfer>& transfers) const {
     const uint64_t max_bytes = map_.descriptor.max_transfer_bytes();
     std::vector<DmaTransfer> pairs;
     for (const DmaTransfer& t : transfers)
         for (uint64_t done = 0; done < t.length; done += max_bytes)
             pairs.push_back({t.source + done, t.destination + done, std::min(max_bytes, t.length - done)});
+    return pairs;
+}
+
+H2tQueue::Result H2tQueue::copy(const std::vector<DmaTransfer>& transfers, bool fail_wait) {
+    // Split into descriptor-sized pairs; a batch leaves room in the ring for its marker pair.
+    const std::vector<DmaTransfer> pairs = descriptor_pairs(transfers);
     Result total;
     const size_t batch = ring_size_ - 1;
     for (size_t first = 0; first < pairs.size() || (first == 0 && pairs.empty()); first += batch) {
@@ -70,7 +76,14 @@ H2tQueue::Result H2tQueue::copy(const std::vector<DmaTransfer>& transfers, bool 
     return total;
 }
 
-H2tQueue::Result H2tQueue::run_batch(const std::vector<DmaTransfer>& data_pairs, bool fail_wait) {
+void H2tQueue::start(const std::vector<DmaTransfer>& transfers) {
+    const std::vector<DmaTransfer> pairs = descriptor_pairs(transfers);
+    if (pairs.size() > size_t(ring_size_) - 1)
+        throw std::length_error(fmt::format("{} descriptor pairs exceed the H2T ring's {}", pairs.size(), ring_size_ - 1));
+    start_pairs(pairs);
+}
+
+void H2tQueue::start_pairs(const std::vector<DmaTransfer>& data_pairs) {
     const config::DescriptorFormatSpec& d = map_.descriptor;
     const uint32_t length_mask = uint32_t(d.max_transfer_bytes() - 1);
     std::vector<DmaTransfer> pairs = data_pairs;
@@ -89,26 +102,40 @@ H2tQueue::Result H2tQueue::run_batch(const std::vector<DmaTransfer>& data_pairs,
             ++laps_;
         }
     }
-    const double start = host_time::now_s();
+    started_s_ = host_time::now_s();
+    started_pairs_ = pairs.size();
     bar0_.write32(reg(true, map_.udma.tail_increment), uint32_t(pairs.size()));
     bar0_.write32(reg(false, map_.udma.tail_increment), uint32_t(pairs.size()));
+}
 
+bool H2tQueue::finished() const { return memory_.read32(marker_pa_ + 4) == drv_.completion_marker; }
+
+bool H2tQueue::past_timeout() const {
+    return host_time::now_s() - started_s_ >= drv_.dma_timeout_per_descriptor_s * double(started_pairs_);
+}
+
+H2tQueue::Result H2tQueue::timed_out() {
     Result result;
-    const double timeout = drv_.dma_timeout_per_descriptor_s * double(pairs.size());
+    result.ok = false;
+    result.seconds = host_time::now_s() - started_s_;
+    result.message = fmt::format("DMA completion timeout on nd{:02} for eng {} q{} desc count {}", device_, engine_,
+                                 queue_, started_pairs_);
+    init();  // the ring's state is unknown now: start it afresh, as ndmar re-init does
+    return result;
+}
+
+H2tQueue::Result H2tQueue::run_batch(const std::vector<DmaTransfer>& data_pairs, bool fail_wait) {
+    start_pairs(data_pairs);
     bool done = false;
     if (!fail_wait) {
-        while (!done && host_time::now_s() - start < timeout) {
+        while (!done && !past_timeout()) {
             host_time::advance_s(drv_.dma_poll_interval_s);
-            done = memory_.read32(marker_pa_ + 4) == drv_.completion_marker;
+            done = finished();
         }
     }
-    result.seconds = host_time::now_s() - start;
-    if (!done) {
-        result.ok = false;
-        result.message = fmt::format("DMA completion timeout on nd{:02} for eng {} q{} desc count {}", device_, engine_,
-                                     queue_, pairs.size());
-        init();  // the ring's state is unknown now: start it afresh, as ndmar re-init does
-    }
+    if (!done) return timed_out();
+    Result result;
+    result.seconds = host_time::now_s() - started_s_;
     return result;
 }
 

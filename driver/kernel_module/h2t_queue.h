@@ -40,12 +40,24 @@ public:
     // Copies and waits. `fail_wait` (fault injection) makes the wait report a timeout.
     Result copy(const std::vector<DmaTransfer>& transfers, bool fail_wait = false);
 
+    // The same in steps, for a caller that waits on several queues at once: start() rings the
+    // doorbell for one batch (at most batch_pairs() descriptor pairs after the split into
+    // descriptor-sized pairs); finished() polls its marker; timed_out() is the wait's failure (and
+    // re-initialises the ring, as ndmar re-init does).
+    void start(const std::vector<DmaTransfer>& transfers);
+    bool finished() const;
+    bool past_timeout() const;
+    Result timed_out();
+    double started_s() const { return started_s_; }
+
     unsigned engine() const { return engine_; }
     unsigned queue() const { return queue_; }
 
 private:
     void write_descriptor(uint64_t ring_pa, uint32_t index, uint32_t len_ctrl, uint64_t buffer);
     Result run_batch(const std::vector<DmaTransfer>& pairs, bool fail_wait);
+    std::vector<DmaTransfer> descriptor_pairs(const std::vector<DmaTransfer>& transfers) const;
+    void start_pairs(const std::vector<DmaTransfer>& data_pairs);
     uint64_t reg(bool s2m, uint32_t offset) const;
 
     MappedBar bar0_;
@@ -58,6 +70,8 @@ private:
     uint32_t ring_size_;
     uint32_t tail_ = 0;
     uint32_t laps_ = 0;
+    double started_s_ = 0;          // the running batch's doorbell
+    size_t started_pairs_ = 0;      // its descriptor pairs, marker included
 };
 
 }  // namespace nsim::driver

@@ -426,44 +426,6 @@ H2tQueue& NeuronDriver::h2t(Device& d, unsigned nc) {
     return *d.h2t[nc];
 }
 
-void NeuronDriver::copy(uint64_t handle, uint64_t offset, void* host_data, uint64_t size, bool to_device) {
-    const MemChunk c = chunk(handle);
-    if (offset > c.size || size > c.size - offset)
-        throw DriverError(EINVAL, fmt::format("copy of {} bytes at offset {} outside the {}-byte chunk", size, offset, c.size));
-    auto* bytes = static_cast<uint8_t*>(host_data);
-    if (c.host) {  // host memory: the CPU copies
-        if (to_device) host_memory_.write(c.address + offset, bytes, size);
-        else host_memory_.read(c.address + offset, bytes, size);
-        return;
-    }
-    Device& d = at(c.device);
-    H2tQueue& queue = h2t(d, c.nc);
-    const uint64_t bounce_bus = spec_.chip.registers.pci_host_base + d.bounce_pa;
-    const uint64_t step = spec_.chip.driver.dma_bounce_bytes;
-    for (uint64_t done = 0; done < size; done += step) {
-        const uint64_t n = std::min(step, size - done);
-        const uint64_t device_address = bus_address(c) + offset + done;
-        if (to_device) host_memory_.write(d.bounce_pa, bytes + done, n);
-        const DmaTransfer transfer = to_device ? DmaTransfer{bounce_bus, device_address, n}
-                                               : DmaTransfer{device_address, bounce_bus, n};
-        const H2tQueue::Result result = queue.copy({transfer}, faults_.should_fail(Fault::FailDmaWait));
-        dma_seconds_ += result.seconds;
-        if (!result.ok) {
-            log_.print(result.message);
-            throw DriverError(ETIMEDOUT, result.message);
-        }
-        if (!to_device) host_memory_.read(d.bounce_pa, bytes + done, n);
-    }
-}
-
-void NeuronDriver::copy_to_device(uint64_t handle, uint64_t offset, const void* data, uint64_t size) {
-    copy(handle, offset, const_cast<void*>(data), size, true);
-}
-
-void NeuronDriver::copy_from_device(uint64_t handle, uint64_t offset, void* data, uint64_t size) {
-    copy(handle, offset, data, size, false);
-}
-
 void NeuronDriver::update_machine(const std::function<void(MachineRecord&)>& change) {
     HostState::Lock lock = state_.lock();
     auto machine = state_.read_machine();

@@ -105,6 +105,25 @@ public:
     // Throws DriverError(ETIMEDOUT) with the DMA timeout message.
     void copy_to_device(uint64_t handle, uint64_t offset, const void* data, uint64_t size);
     void copy_from_device(uint64_t handle, uint64_t offset, void* data, uint64_t size);
+    // MEM_BUF_COPY from several threads at once, each on its own core's H2T queue: lane i's copies run
+    // in order on core lanes[i].nc's queue (of the copies' device), and the lanes run at the same time,
+    // sharing the PCIe link and the device's bounce buffer (each lane its equal part). Returns when
+    // every lane is done, with each copy's simulated start and end; throws like copy_to_device.
+    struct HostCopy {
+        uint64_t handle = 0;
+        uint64_t offset = 0;
+        void* host = nullptr;
+        uint64_t size = 0;
+        bool to_device = true;
+    };
+    struct CopyLane {
+        unsigned nc = 0;
+        std::vector<HostCopy> copies;
+    };
+    struct CopySpan {
+        sc_core::sc_time start, end;  // simulated host time
+    };
+    std::vector<std::vector<CopySpan>> copy_concurrently(const std::vector<CopyLane>& lanes);
     // Simulated seconds spent waiting for DMA in this process.
     double dma_seconds() const { return dma_seconds_; }
 
@@ -150,7 +169,8 @@ private:
     bool wait_for_firmware(Device& device);
     H2tQueue& h2t(Device& device, unsigned nc);
     NotificationQueue& notifications(Device& device, unsigned nc);
-    void copy(uint64_t handle, uint64_t offset, void* host_data, uint64_t size, bool to_device);
+    struct LaneProgress;
+    void start_copy_step(LaneProgress& lane);
     void update_machine(const std::function<void(MachineRecord&)>& change);
     void account(const MemChunk& chunk, int64_t sign);
     // Device memory other live processes hold in `channel` (their process records).

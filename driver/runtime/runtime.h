@@ -124,6 +124,9 @@ private:
     void remove_from_sequencer(const Model& model);
     // Copies between a tensor and the model's region (DMA for device memory, CPU for host).
     NrtStatus move_tensor(Model& model, const isa::TensorInfo& info, Tensor& tensor, bool into_model);
+    // A call's inputs into the model (or its outputs out of it), traced: each copy of a data-parallel
+    // program moves its own part on its own core's queue, the copies at once (runtime_copies.cpp).
+    NrtStatus move_tensors(Model& model, const TensorSet& set, bool into_model, const HostTrace& trace);
     driver::ActivityPublisher& activity();
     void record_activity(const Model& model, const ExecutionResult& result, double total_latency_s);
     // A failed execution, counted by outcome, then the status to return.

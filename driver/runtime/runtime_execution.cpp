@@ -32,43 +32,6 @@ constexpr double kDefaultExecTimeoutS = 30;
 
 }  // namespace
 
-NrtStatus Runtime::move_tensor(Model& model, const isa::TensorInfo& info, Tensor& tensor, bool into_model) {
-    // Into the model: every device's home copy of the region (each device's cores read their own);
-    // out of it: the first device's.
-    std::vector<uint64_t> regions{model.host_region_handle};
-    if (info.location == isa::TensorLocation::Device) {
-        regions.clear();
-        const sim::core::ProgramPlacement& placement = model.loaded.placement;
-        for (size_t r = 0; r < placement.device_regions.size(); ++r)
-            if (placement.device_regions[r].home) regions.push_back(model.region_handles[r]);
-        if (!into_model) regions.resize(1);
-    }
-    const uint64_t size = std::min(info.size_bytes(), tensor.size);
-    std::vector<uint8_t> staging;
-    try {
-        for (const uint64_t region : regions) {
-            if (tensor.placement == TensorPlacement::Device) {
-                // Device to device goes through the host here (no device-side copy engine call yet).
-                staging.resize(size);
-                if (into_model) {
-                    driver_->copy_from_device(tensor.handle, 0, staging.data(), size);
-                    driver_->copy_to_device(region, info.offset, staging.data(), size);
-                } else {
-                    driver_->copy_from_device(region, info.offset, staging.data(), size);
-                    driver_->copy_to_device(tensor.handle, 0, staging.data(), size);
-                }
-            } else if (into_model) {
-                driver_->copy_to_device(region, info.offset, tensor.host.data(), size);
-            } else {
-                driver_->copy_from_device(region, info.offset, tensor.host.data(), size);
-            }
-        }
-    } catch (const driver::DriverError& e) {
-        return fail(e.error() == ETIMEDOUT ? NrtStatus::Timeout : NrtStatus::Failure, "nrt_execute", e.what());
-    }
-    return NrtStatus::Success;
-}
-
 driver::ActivityPublisher& Runtime::activity() {
     if (!activity_)
         activity_ = std::make_unique<driver::ActivityPublisher>(*state_, driver_->session().identity().pid,
@@ -120,11 +83,8 @@ NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* out
         if (it->second->size < info.size_bytes())
             return fail(NrtStatus::ExecBadInput, where, fmt::format("input tensor '{}' has {} bytes, the model needs {}",
                                                                     info.name, it->second->size, info.size_bytes()));
-        const uint64_t copy_start = HostTrace::now_ps();
-        if (const NrtStatus s = move_tensor(*model, info, *it->second, true); s != NrtStatus::Success) return s;
-        trace.slice_until_now(HostTrack::ToDevice, "input " + info.name, copy_start,
-                              sim::core::JsonArgs().text("tensor", info.name).integer("bytes", info.size_bytes()));
     }
+    if (const NrtStatus s = move_tensors(*model, inputs, true, trace); s != NrtStatus::Success) return s;
     if (!executor_)
         return fail(NrtStatus::Failure, where, "no instruction executor is installed (the NeuronCore engines are not wired to the runtime)");
     // The runtime's own work per call (request set-up, doorbell, completion wake-up), besides the copies.
@@ -152,15 +112,7 @@ NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* out
     if (!result.ok)
         return execution_failed(result.timed_out ? NrtStatus::Timeout : NrtStatus::ExecCompletedWithErr, result.message);
     if (outputs)
-        for (const isa::TensorInfo& info : model->program.tensors) {
-            if (info.role != isa::TensorRole::Output) continue;
-            auto it = outputs->tensors.find(info.name);
-            if (it == outputs->tensors.end() || !it->second) continue;
-            const uint64_t copy_start = HostTrace::now_ps();
-            if (const NrtStatus s = move_tensor(*model, info, *it->second, false); s != NrtStatus::Success) return s;
-            trace.slice_until_now(HostTrack::FromDevice, "output " + info.name, copy_start,
-                                  sim::core::JsonArgs().text("tensor", info.name).integer("bytes", info.size_bytes()));
-        }
+        if (const NrtStatus s = move_tensors(*model, *outputs, false, trace); s != NrtStatus::Success) return s;
     trace.slice_until_now(HostTrack::Runtime, "nrt_execute " + model->name, start_ps);
     for (const auto& c : model->loaded.placement.cores) driver_->count_inferences(c.device, c.core, 1);
     record_activity(*model, result, driver::host_time::now_s() - start);

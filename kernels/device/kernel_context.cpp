@@ -83,6 +83,41 @@ View WeightRing::load(const DramMatrix& matrix, Range rows, uint32_t column, uin
     return dst;
 }
 
+uint32_t WeightRing::tiles_per_slot(const DramMatrix& matrix, uint32_t columns) const {
+    return matrix.interleave && columns ? std::max<uint32_t>(1, slot_columns_ / columns) : 1;
+}
+
+// rows: the first k-tile's rows (the others follow it, as many).
+WeightBlock WeightRing::load_tiles(const DramMatrix& matrix, Range rows, uint32_t tiles, uint32_t column, uint32_t columns) {
+    const WeightBlock block{slots_[next_ % uint32_t(slots_.size())], dtype_, columns};
+    if (!matrix.interleave) {
+        if (tiles != 1) throw std::logic_error("several k-tiles of a row-major weight matrix in one block");
+        load(matrix, rows, column, columns);
+        return block;
+    }
+    const uint32_t t = matrix.interleave, k_tiles = matrix.rows / t;
+    if (uint64_t(tiles) * columns > slot_columns_ || rows.size != t || rows.begin % t != 0 || rows.begin / t + tiles > k_tiles)
+        throw std::logic_error("a weight block of k-tiles outside the matrix or larger than a weight slot");
+    const uint32_t s = next_++ % uint32_t(slots_.size());
+    const View dst = builder::tile(slots_[s], dtype_, 0, t, 0, tiles * columns);
+    isa::AccessPattern src;
+    src.space = isa::MemorySpace::Dram;
+    src.dtype = matrix.dtype;
+    src.tensor = matrix.tensor;
+    src.partition_count = t;
+    src.partition_stride = int32_t(uint64_t(k_tiles) * matrix.columns);
+    src.offset = (uint64_t(rows.begin / t) * matrix.columns + column) * isa::size_in_bytes(matrix.dtype);
+    src.dim_count = 2;
+    src.dims[0] = {int32_t(matrix.columns), tiles};
+    src.dims[1] = {1, columns};
+    core_.dma(*channels_[s], CoreBuilder::split_rows(dst, builder::dram(src), uint32_t(channels_[s]->queues().size())));
+    return block;
+}
+
+View WeightBlock::part(uint32_t tile, uint32_t rows, uint32_t column, uint32_t count) const {
+    return builder::tile(buffer, dtype, 0, rows, uint64_t(tile) * columns + column, count);
+}
+
 PsumRing::PsumRing(CoreBuilder& core, uint32_t first_bank, uint32_t banks) : first_(first_bank), banks_(banks) {
     if (banks == 0 || first_bank + banks > core.psum_banks()) throw std::logic_error("PSUM ring outside the banks");
 }

@@ -56,11 +56,25 @@ struct ColumnParams {
     View column(uint32_t tile, uint32_t rows) const;
 };
 
-// A row-major matrix in device memory (weights are stored transposed, [in, out]).
+// A matrix in device memory (weights are stored transposed, [in, out]), row-major, or with its rows
+// interleaved by k-tile: with `interleave` = t (the partition tile), row k is stored as row
+// (k % t) * (rows / t) + k / t, so the rows one partition takes from successive k-tiles are adjacent
+// and a block of several k-tiles loads as one long run per partition row (DMABW: >= 2 KiB per
+// partition, 4 KiB to saturate).
 struct DramMatrix {
     uint32_t tensor = 0;
     uint32_t rows = 0, columns = 0;
     isa::DType dtype = isa::DType::Fp32;
+    uint32_t interleave = 0;  // 0: row-major
+};
+
+// K-tiles of a weight matrix loaded side by side into one weight slot, `columns` wide each.
+struct WeightBlock {
+    Buffer buffer;
+    isa::DType dtype = isa::DType::None;
+    uint32_t columns = 0;
+    // Rows [0, rows) x columns [column, column + count) of the block's k-tile `tile`.
+    View part(uint32_t tile, uint32_t rows, uint32_t column, uint32_t count) const;
 };
 
 // SBUF slots the weight blocks stream through, each loaded by its own DMA channel split over every
@@ -71,6 +85,11 @@ public:
     uint32_t slot_columns() const { return slot_columns_; }
     // rows x [column, column + columns) of `matrix` into the next slot; the view of it.
     View load(const DramMatrix& matrix, Range rows, uint32_t column, uint32_t columns);
+    // K-tiles [first_tile, first_tile + tiles) of `matrix` (its `interleave` rows each, or `rows` rows
+    // for one tile of a row-major matrix) x [column, column + columns), in one DMA, into the next slot.
+    WeightBlock load_tiles(const DramMatrix& matrix, Range rows, uint32_t tiles, uint32_t column, uint32_t columns);
+    // How many k-tiles `columns` wide one slot holds (1 for a row-major matrix: its k-tiles are apart).
+    uint32_t tiles_per_slot(const DramMatrix& matrix, uint32_t columns) const;
 
 private:
     CoreBuilder& core_;

@@ -26,6 +26,19 @@ uint32_t pack(const KernelContext& ctx, const std::vector<uint32_t>& widths, std
     return widths.empty() ? 0 : bank + 1;
 }
 
+// How many steps from `first` on load as one weight block `columns` wide: the following k-tiles of
+// the same interleaved matrix, as many as a slot holds.
+uint32_t adjacent_tiles(const KernelContext& ctx, const std::vector<ContractionStep>& steps, uint32_t first,
+                        uint32_t columns) {
+    const DramMatrix& m = steps[first].matrix;
+    const uint32_t most = ctx.weights.tiles_per_slot(m, columns);
+    uint32_t n = 1;
+    while (n < most && first + n < steps.size() && steps[first + n].matrix.tensor == m.tensor &&
+           steps[first + n].rows.begin == steps[first].rows.begin + n * m.interleave && steps[first + n].rows.size == m.interleave)
+        ++n;
+    return n;
+}
+
 uint32_t half_ring(const KernelContext& ctx) { return std::max<uint32_t>(1, ctx.psum.banks() / 2); }
 
 std::vector<uint32_t> ring_banks(KernelContext& ctx, uint32_t count) {
@@ -84,11 +97,18 @@ void feature_major_linear(KernelContext& ctx, const TileSet& in, const DramMatri
             std::vector<Accumulator> acc;
             const std::vector<uint32_t> banks = ring_banks(ctx, pack(ctx, widths_for(count), &acc));
             const uint32_t block_columns = out_tiles[og + count - 1].end() - out_tiles[og].begin;
+            // K-tiles per block: as many as a slot holds when the matrix keeps a partition's k-tiles
+            // adjacent (one long DMA run per partition row), else one.
+            const uint32_t per_block = ctx.weights.tiles_per_slot(weights, block_columns);
+            WeightBlock block;
             for (size_t k = 0; k < k_tiles.size(); ++k) {
-                const View block = ctx.weights.load(weights, k_tiles[k], out_tiles[og].begin, block_columns);
+                const uint32_t in_block = uint32_t(k % per_block);
+                if (in_block == 0)
+                    block = ctx.weights.load_tiles(weights, k_tiles[k], std::min<uint32_t>(per_block, uint32_t(k_tiles.size() - k)),
+                                                   out_tiles[og].begin, block_columns);
                 for (uint32_t g = 0; g < count; ++g) {
                     const Range o = out_tiles[og + g];
-                    const View stationary = builder::tile(block.buffer, block.ap.dtype, 0, k_tiles[k].size, g * tm, o.size);
+                    const View stationary = block.part(in_block, k_tiles[k].size, g * tm, o.size);
                     for (size_t c = 0; c < chunks.size(); ++c) {
                         const Accumulator& a = acc[g * chunks.size() + c];
                         const View moving = builder::tile_dims(in.tiles[k], in.dtype, 0, k_tiles[k].size,
@@ -168,14 +188,19 @@ void token_major_matmul(KernelContext& ctx, const std::vector<ContractionStep>& 
                 const Accumulator& a = acc[j * chunks.size() + c];
                 return psum_tile(ctx.core, banks[a.bank], rows, a.element, chunks[c].size);
             };
+            WeightBlock weights;
+            uint32_t first = 0;  // the step whose k-tile is the block's first
             for (uint32_t k = 0; k < steps.size(); ++k) {
-                prepare(k);
-                const View weights = ctx.weights.load(steps[k].matrix, steps[k].rows, block.begin, block.size);
+                if (k == 0 || k - first == adjacent_tiles(ctx, steps, first, block.size)) {
+                    first = k;
+                    const uint32_t tiles = adjacent_tiles(ctx, steps, k, block.size);
+                    for (uint32_t j = k; j < k + tiles; ++j) prepare(j);
+                    weights = ctx.weights.load_tiles(steps[k].matrix, steps[k].rows, tiles, block.begin, block.size);
+                }
                 for (uint32_t j = 0; j < count; ++j) {
                     const uint32_t tile = tg + j, rows = out.rows_of(tile);
                     for (size_t c = 0; c < chunks.size(); ++c) {
-                        const View moving = builder::tile(weights.buffer, weights.ap.dtype, 0, steps[k].rows.size,
-                                                          chunks[c].begin, chunks[c].size);
+                        const View moving = weights.part(k - first, steps[k].rows.size, chunks[c].begin, chunks[c].size);
                         ctx.core.matmul(accumulator(j, c, rows), stationary(k, tile), moving, k > 0);
                     }
                 }

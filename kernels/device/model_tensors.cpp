@@ -1,5 +1,6 @@
 #include "device/model_tensors.h"
 
+#include <algorithm>
 #include <string>
 
 namespace nsim::kernels::device {
@@ -18,16 +19,31 @@ std::vector<float> transposed(const Tensor& w) {
     return t;
 }
 
+// Rows of an [in, out] matrix interleaved by k-tiles of `t` rows (DramMatrix::interleave).
+std::vector<float> interleaved(const std::vector<float>& rows_major, size_t in, size_t out, size_t t) {
+    const size_t k_tiles = in / t;
+    std::vector<float> v(rows_major.size());
+    for (size_t k = 0; k < in; ++k)
+        std::copy_n(rows_major.begin() + k * out, out, v.begin() + ((k % t) * k_tiles + k / t) * out);
+    return v;
+}
+
 class Writer {
 public:
     Writer(ProgramBuilder& program, const DtypePlan& dtypes, const BertWeights* weights, uint32_t tile_rows)
         : program_(program), dtypes_(dtypes), with_data_(weights != nullptr), tile_rows_(tile_rows) {}
 
+    // Interleaved by k-tile when the input features are whole k-tiles.
     DramMatrix linear(const std::string& name, const LinearWeights* w, uint32_t in, uint32_t out) {
+        const uint32_t interleave = in % tile_rows_ == 0 ? tile_rows_ : 0;
         std::vector<uint8_t> data;
-        if (with_data_) data = builder::encode_values(transposed(w->weight), dtypes_.matmul);
+        if (with_data_) {
+            std::vector<float> values = transposed(w->weight);
+            if (interleave) values = interleaved(values, in, out, interleave);
+            data = builder::encode_values(values, dtypes_.matmul);
+        }
         const uint32_t t = program_.add_tensor(name, TensorRole::Weight, dtypes_.matmul, {in, out}, std::move(data));
-        return {t, in, out, dtypes_.matmul};
+        return {t, in, out, dtypes_.matmul, interleave};
     }
 
     // Embedding tables: gathered and added, never multiplied, so kept in the activation dtype.

@@ -11,17 +11,21 @@ bool DmaEngine::access(tlm::tlm_command command, uint64_t address, uint8_t* data
     return blocking_access(socket, command, address, data, uint32_t(length), delay);
 }
 
-// The engine moves data in bursts no larger than one descriptor can carry; each burst is read,
-// then written, and the engine's own rate limits how fast bursts follow each other.
+// The engine streams a burst: its read, the engine's own pass over the bytes and its write run at
+// once (the engines' DMAs do the same, sim/core/engine_run_dma.cpp), so the burst takes as long as
+// its slowest leg, each leg queued behind earlier users of its resource. The next burst starts when
+// this one has finished.
 bool DmaEngine::copy(uint64_t source, uint64_t destination, uint64_t length, sc_core::sc_time& delay) {
     constexpr uint64_t kBurstBytes = uint64_t(1) << 16;  // simulator chunking, not a hardware limit
     std::vector<uint8_t> buffer(std::min(length, kBurstBytes));
     uint64_t done = 0;
     while (done < length) {
         const uint64_t chunk = std::min(kBurstBytes, length - done);
-        if (!access(tlm::TLM_READ_COMMAND, source + done, buffer.data(), chunk, delay)) return false;
-        annotate_transfer(engine_, chunk, delay);
-        if (!access(tlm::TLM_WRITE_COMMAND, destination + done, buffer.data(), chunk, delay)) return false;
+        sc_core::sc_time read = delay, pass = delay, write = delay;
+        if (!access(tlm::TLM_READ_COMMAND, source + done, buffer.data(), chunk, read)) return false;
+        annotate_transfer(engine_, chunk, pass);
+        if (!access(tlm::TLM_WRITE_COMMAND, destination + done, buffer.data(), chunk, write)) return false;
+        delay = std::max({read, pass, write});
         done += chunk;
     }
     return true;

@@ -87,6 +87,7 @@ void UdmaQueues::step(unsigned engine) {
         next_trigger(busy);
         return;
     }
+    en.prefetch_window = sc_core::SC_ZERO_TIME;
     next_trigger(en.kick);
 }
 
@@ -114,10 +115,16 @@ void UdmaQueues::advance(unsigned engine, unsigned queue, Side side) {
     registers_.poke(register_offset(engine, queue, side, map_.udma.head), ring.head);
 }
 
+// The queues prefetch descriptors (the queue cfg register's "enable prefetch", driver.md 7): while one
+// pair moves, the engine reads the next pair's descriptors, so a pair that follows another straight
+// away waits only for what its fetch takes beyond the previous copy; after an idle engine, all of it.
 sc_core::sc_time UdmaQueues::run_pair(unsigned engine, unsigned queue) {
+    Engine& en = *engines_[engine];
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     Descriptor tx, rx;
     const bool valid = fetch(engine, queue, Side::M2S, &tx, delay) && fetch(engine, queue, Side::S2M, &rx, delay);
+    delay = delay > en.prefetch_window ? delay - en.prefetch_window : sc_core::SC_ZERO_TIME;
+    const sc_core::sc_time copy_start = delay;
     const uint32_t length_mask = uint32_t(map_.descriptor.max_transfer_bytes() - 1);
     const uint64_t tx_length = (tx.len_ctrl & length_mask) ? (tx.len_ctrl & length_mask) : map_.descriptor.max_transfer_bytes();
     const uint64_t rx_length = (rx.len_ctrl & length_mask) ? (rx.len_ctrl & length_mask) : map_.descriptor.max_transfer_bytes();
@@ -130,6 +137,7 @@ sc_core::sc_time UdmaQueues::run_pair(unsigned engine, unsigned queue) {
     advance(engine, queue, Side::M2S);
     advance(engine, queue, Side::S2M);
     ++pairs_completed_;
+    en.prefetch_window = delay - copy_start;
     return delay;
 }
 

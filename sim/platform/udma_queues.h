@@ -54,6 +54,9 @@ private:
         sc_core::sc_event kick;
         sc_core::sc_time busy_until = sc_core::SC_ZERO_TIME;
         unsigned next_queue = 0;  // round-robin between queues
+        // How long the pair now moving takes to copy: the next pair's descriptors are fetched
+        // meanwhile. Zero when the engine went idle (nothing was prefetched).
+        sc_core::sc_time prefetch_window = sc_core::SC_ZERO_TIME;
     };
     struct Descriptor {
         uint32_t len_ctrl = 0;

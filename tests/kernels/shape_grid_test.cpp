@@ -9,6 +9,7 @@
 #include <map>
 
 #include "device/bert_program.h"
+#include "core/semantics/operand_bytes.h"
 #include "device_run.h"
 #include "isa/opcode_table.h"
 
@@ -60,7 +61,8 @@ TEST_P(ShapeGrid, EveryShapeBuildsOrDeviceMemoryRefusesIt) {
 // DMABW (hardware.md 3.1): a DMA needs >= 2 KiB per partition row, 4 KiB to saturate the engines. At
 // batch 1 on trn1 the weight blocks of the FFN's first matrix (3072 columns) load 4 KiB rows, and no
 // weight block loads more (a slot is 4 KiB per partition at most).
-TEST(WeightStream, FfnWeightBlocksLoadFourKibPerPartitionRow) {
+// bert-base batch 1 seq 128 on trn1, as the calibration rows run it.
+isa::Container trn1_bert_base_b1() {
     const config::HostSpec host = test::shipped_configs().host("trn1.2xlarge");
     device::BertProgramOptions o;
     o.config = *bert_preset_config("bert-base");
@@ -70,8 +72,12 @@ TEST(WeightStream, FfnWeightBlocksLoadFourKibPerPartitionRow) {
     o.precision = device::Precision::MixedBf16;
     o.embedding = device::EmbeddingPlacement::Device;
     o.device_memory_bytes = host.chip.memory.channel_bytes;
-    const isa::Container program = device::build_bert_program(host.chip.core, o, nullptr);
-    std::map<std::string, uint64_t> widest;  // weight tensor -> most bytes one DMA moves per partition row
+    return device::build_bert_program(host.chip.core, o, nullptr);
+}
+
+// f(tensor, src, dst) for every DMA from a [768, N] weight matrix into SBUF.
+template <class F>
+void for_each_hidden_weight_load(const isa::Container& program, F&& f) {
     for (const isa::InstructionStream& stream : program.streams)
         for (const isa::Instruction& inst : stream.instructions) {
             if (inst.opcode != isa::Opcode::DmaCopy) continue;
@@ -80,12 +86,36 @@ TEST(WeightStream, FfnWeightBlocksLoadFourKibPerPartitionRow) {
             if (src.space != isa::MemorySpace::Dram || dst.space != isa::MemorySpace::Sbuf) continue;
             const isa::TensorInfo& tensor = program.tensors.at(src.tensor);
             if (tensor.role != isa::TensorRole::Weight || tensor.shape.size() != 2 || tensor.shape[0] != 768) continue;
-            uint64_t& w = widest[tensor.name];
-            w = std::max<uint64_t>(w, dst.free_elements() * isa::size_in_bytes(dst.dtype));
+            f(tensor, src, dst);
         }
+}
+
+TEST(WeightStream, FfnWeightBlocksLoadFourKibPerPartitionRow) {
+    const isa::Container program = trn1_bert_base_b1();
+    std::map<std::string, uint64_t> widest;  // weight tensor -> most bytes one DMA moves per partition row
+    for_each_hidden_weight_load(program, [&](const isa::TensorInfo& tensor, const isa::AccessPattern&, const isa::AccessPattern& dst) {
+        uint64_t& w = widest[tensor.name];
+        w = std::max<uint64_t>(w, dst.free_elements() * isa::size_in_bytes(dst.dtype));
+    });
     ASSERT_TRUE(widest.count("layer0.intermediate"));
     EXPECT_EQ(widest["layer0.intermediate"], 4096u);
     for (const auto& [name, bytes] : widest) EXPECT_LE(bytes, 4096u) << name;
+}
+
+// The hidden-wide matrices (768 columns, 1.5 KiB of bf16 per row) are stored with each partition's
+// k-tiles adjacent (DramMatrix::interleave), so a block of two k-tiles (3 KiB, what a 4 KiB slot
+// holds) is one contiguous run per partition row: one descriptor each, not two of 1.5 KiB.
+TEST(WeightStream, HiddenWideBlocksLoadTwoKTilesAsOneRunPerPartitionRow) {
+    const isa::Container program = trn1_bert_base_b1();
+    size_t loads = 0;
+    for_each_hidden_weight_load(program, [&](const isa::TensorInfo& tensor, const isa::AccessPattern& src, const isa::AccessPattern& dst) {
+        if (tensor.name != "layer0.query" && tensor.name != "layer0.value") return;
+        ++loads;
+        EXPECT_EQ(sim::core::contiguous_runs(src), src.partition_count) << tensor.name;
+        EXPECT_EQ(src.free_elements() * isa::size_in_bytes(src.dtype), 3072u) << tensor.name;
+        EXPECT_EQ(dst.free_elements(), src.free_elements());
+    });
+    EXPECT_EQ(loads, 2u * 3 * 16) << "query and value: 3 blocks of 2 k-tiles each, each split over 16 queues";
 }
 
 // fp32, the widest activations, on NeuronCore-v2 and -v3: what fits there fits in every dtype. On
