@@ -10,12 +10,17 @@ using builder::ProgramBuilder;
 using isa::TensorRole;
 
 
-// W [out, in] -> W^T [in, out] row-major.
+// W [out, in] -> W^T [in, out] row-major. In square blocks that stay in the cache: row by row,
+// every value went to another cache line (BERT-large's 1024 x 4096 matrices: a third of
+// neuron-build's CPU).
 std::vector<float> transposed(const Tensor& w) {
+    constexpr size_t kBlock = 32;
     const size_t out = w.rows(), in = w.cols();
     std::vector<float> t(in * out);
-    for (size_t o = 0; o < out; ++o)
-        for (size_t i = 0; i < in; ++i) t[i * out + o] = w.values[o * in + i];
+    for (size_t o0 = 0; o0 < out; o0 += kBlock)
+        for (size_t i0 = 0; i0 < in; i0 += kBlock)
+            for (size_t o = o0; o < std::min(out, o0 + kBlock); ++o)
+                for (size_t i = i0; i < std::min(in, i0 + kBlock); ++i) t[i * out + o] = w.values[o * in + i];
     return t;
 }
 

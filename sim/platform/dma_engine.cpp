@@ -1,6 +1,7 @@
 #include "platform/dma_engine.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "platform/blocking_access.h"
 
@@ -17,14 +18,16 @@ bool DmaEngine::access(tlm::tlm_command command, uint64_t address, uint8_t* data
 // this one has finished.
 bool DmaEngine::copy(uint64_t source, uint64_t destination, uint64_t length, sc_core::sc_time& delay) {
     constexpr uint64_t kBurstBytes = uint64_t(1) << 16;  // simulator chunking, not a hardware limit
-    std::vector<uint8_t> buffer(std::min(length, kBurstBytes));
+    // Not zeroed: each burst is read into it whole before it is written (the load moves the
+    // weights through here, hundreds of MB).
+    const std::unique_ptr<uint8_t[]> buffer(new uint8_t[std::min(length, kBurstBytes)]);
     uint64_t done = 0;
     while (done < length) {
         const uint64_t chunk = std::min(kBurstBytes, length - done);
         sc_core::sc_time read = delay, pass = delay, write = delay;
-        if (!access(tlm::TLM_READ_COMMAND, source + done, buffer.data(), chunk, read)) return false;
+        if (!access(tlm::TLM_READ_COMMAND, source + done, buffer.get(), chunk, read)) return false;
         annotate_transfer(engine_, chunk, pass);
-        if (!access(tlm::TLM_WRITE_COMMAND, destination + done, buffer.data(), chunk, write)) return false;
+        if (!access(tlm::TLM_WRITE_COMMAND, destination + done, buffer.get(), chunk, write)) return false;
         delay = std::max({read, pass, write});
         done += chunk;
     }

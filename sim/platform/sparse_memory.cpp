@@ -46,14 +46,28 @@ void check_range(const SparseMemory& memory, uint64_t address, uint64_t length) 
 
 }  // namespace
 
-SparseMemory::SparseMemory(uint64_t size_bytes) : size_(size_bytes) {}
+SparseMemory::SparseMemory(uint64_t size_bytes)
+    : size_(size_bytes),
+      directory_(static_cast<Chunk**>(std::calloc(chunk_count(), sizeof(Chunk*)))) {
+    if (!directory_) throw std::bad_alloc();
+}
+
+SparseMemory::~SparseMemory() {
+    for (uint64_t c = 0, n = chunk_count(); c < n; ++c) delete directory_[c];
+}
+
+SparseMemory::Page& SparseMemory::entry(uint64_t page) {
+    Chunk*& chunk = directory_[page / kChunkPages];
+    if (!chunk) chunk = new Chunk();
+    return chunk->pages[page % kChunkPages];
+}
 
 void SparseMemory::read(uint64_t address, uint8_t* destination, uint64_t length) const {
     check_range(*this, address, length);
     for_each_page_piece(address, length, [&](uint64_t page, uint64_t offset, uint64_t chunk, uint64_t done) {
-        auto it = pages_.find(page);
-        if (it == pages_.end()) std::memset(destination + done, 0, chunk);
-        else std::memcpy(destination + done, it->second.bytes.get() + offset, chunk);
+        const Page* found = find(page);
+        if (!found) std::memset(destination + done, 0, chunk);
+        else std::memcpy(destination + done, found->bytes.get() + offset, chunk);
         return true;
     });
 }
@@ -61,17 +75,19 @@ void SparseMemory::read(uint64_t address, uint8_t* destination, uint64_t length)
 bool SparseMemory::holds(uint64_t address, const uint8_t* expected, uint64_t length) const {
     check_range(*this, address, length);
     return for_each_page_piece(address, length, [&](uint64_t page, uint64_t offset, uint64_t chunk, uint64_t done) {
-        auto it = pages_.find(page);
-        if (it == pages_.end()) return all_zero(expected + done, chunk);
+        const Page* found = find(page);
+        if (!found) return all_zero(expected + done, chunk);
         // A page lent by the caller's own bytes (shared_pages.h: the loaded code) holds them without comparing.
-        const uint8_t* held = it->second.bytes.get() + offset;
+        const uint8_t* held = found->bytes.get() + offset;
         return held == expected + done || std::memcmp(held, expected + done, chunk) == 0;
     });
 }
 
 uint64_t SparseMemory::pages_shared() const {
     uint64_t shared = 0;
-    for (const auto& [index, page] : pages_) shared += page.bytes.use_count() > 1;
+    for (uint64_t c = 0, n = chunk_count(); c < n; ++c)
+        if (const Chunk* chunk = directory_[c])
+            for (const Page& page : chunk->pages) shared += page.bytes.use_count() > 1;
     return shared;
 }
 
@@ -87,19 +103,28 @@ uint8_t* SparseMemory::writable(Page& page) {
 void SparseMemory::write(uint64_t address, const uint8_t* source, uint64_t length) {
     check_range(*this, address, length);
     for_each_page_piece(address, length, [&](uint64_t page, uint64_t offset, uint64_t chunk, uint64_t done) {
-        auto it = pages_.find(page);
-        if (it == pages_.end()) {
+        Page* found = find(page);
+        if (!found) {
             // An absent page reads as zeros, so zeros written to one need no page: timing-only runs move
             // zero-filled inputs and outputs into every device's copy (BERT-large on trn1.32xlarge: GiBs).
             if (all_zero(source + done, chunk)) return true;
+            Page& fresh = entry(page);
+            ++resident_pages_;
             if (chunk == kPage) {
-                pages_.emplace(page, Page{shared_page_with(source + done), true});
+                fresh = Page{shared_page_with(source + done), true};
                 return true;
             }
-            std::shared_ptr<uint8_t[]> fresh(new uint8_t[kPage]());  // zeros around the piece
-            it = pages_.emplace(page, Page{std::move(fresh), false}).first;
+            fresh = Page{std::shared_ptr<uint8_t[]>(new uint8_t[kPage]()), false};  // zeros around the piece
+            std::memcpy(fresh.bytes.get() + offset, source + done, chunk);
+            return true;
         }
-        std::memcpy(writable(it->second) + offset, source + done, chunk);
+        // A shared page written whole is replaced, not copied first: the load writes each page of the
+        // weights to the same bounce buffer in host memory, whose pages device memory then shares.
+        if (found->shared && chunk == kPage) {
+            found->bytes = shared_page_with(source + done);
+            return true;
+        }
+        std::memcpy(writable(*found) + offset, source + done, chunk);
         return true;
     });
 }

@@ -107,6 +107,43 @@ TEST(SparseMemory, LentBytesBackEqualPagesAndAreNeverWritten) {
     EXPECT_TRUE(m.holds(5 * page, expected.data(), expected.size()));
 }
 
+// A shared page written whole takes the new bytes (shared with whoever holds them) without
+// changing the other holders of the old ones: the load's bounce buffer, whose pages device memory shares.
+TEST(SparseMemory, SharedPageWrittenWholeLeavesOtherHoldersAlone) {
+    constexpr uint64_t page = SparseMemory::kPageBytes;
+    SparseMemory bounce(uint64_t(1) << 30), device(uint64_t(1) << 30);
+    std::vector<uint8_t> first(page, 0x11), second(page);
+    for (size_t i = 0; i < second.size(); ++i) second[i] = uint8_t(i * 3 + 1);
+    bounce.write(page, first.data(), page);
+    device.write(9 * page, first.data(), page);
+    EXPECT_EQ(device.pages_shared(), 1u);
+    bounce.write(page, second.data(), page);
+    EXPECT_TRUE(bounce.holds(page, second.data(), page));
+    EXPECT_TRUE(device.holds(9 * page, first.data(), page));
+    EXPECT_EQ(device.pages_shared(), 0u);  // the old page is the device's alone now
+    device.write(10 * page, second.data(), page);
+    EXPECT_EQ(device.pages_shared(), 1u);  // the new page is the bounce buffer's
+    EXPECT_EQ(bounce.pages_shared(), 1u);
+    EXPECT_EQ(bounce.resident_bytes(), page);
+}
+
+// Pages far apart in a large memory (a terabyte: chunks of the page table made only where written).
+TEST(SparseMemory, DistantPagesOfALargeMemory) {
+    const uint64_t size = uint64_t(1) << 40;
+    SparseMemory m(size);
+    const uint8_t a = 1, b = 2;
+    m.write(0, &a, 1);
+    m.write(size - 1, &b, 1);
+    uint8_t out = 0;
+    m.read(size - 1, &out, 1);
+    EXPECT_EQ(out, 2);
+    m.read(0, &out, 1);
+    EXPECT_EQ(out, 1);
+    m.read(size / 2, &out, 1);
+    EXPECT_EQ(out, 0);
+    EXPECT_EQ(m.resident_bytes(), 2 * SparseMemory::kPageBytes);
+}
+
 TEST(SparseMemory, OutOfRangeThrows) {
     SparseMemory m(4096);
     uint8_t b = 0;

@@ -27,7 +27,7 @@ std::vector<int32_t> gather_row_indices(const isa::Instruction& inst, const Memo
     const isa::AccessPattern& indices = inst.ap(F::indices);
     if (indices.dtype != isa::DType::Int32)
         fail_operand(inst, F::indices, "is " + std::string(isa::name_of(indices.dtype)) + ", needs int32");
-    std::vector<uint8_t> bytes;
+    OperandBytes bytes;
     try {
         bytes = gather_bytes(indices, spaces);
     } catch (const SemanticsError& e) {

@@ -181,12 +181,13 @@ uint64_t element_count(const isa::AccessPattern& ap) {
     return count;
 }
 
-std::vector<uint8_t> gather_bytes(const isa::AccessPattern& ap, const MemorySpaces& spaces) {
+OperandBytes gather_bytes(const isa::AccessPattern& ap, const MemorySpaces& spaces) {
     const Placement p = place(ap, spaces);
     const uint64_t row_bytes = ap.free_elements() * isa::size_in_bytes(ap.dtype);
-    std::vector<uint8_t> packed(row_bytes * p.rows);
+    OperandBytes packed(row_bytes * p.rows, boost::container::default_init);
     const bool whole = read_whole_span(p.walk, row_bytes);
-    std::vector<uint8_t> span(whole && !p.walk.dense() ? size_t(p.walk.span_high - p.walk.span_low) : 0);
+    OperandBytes span(whole && !p.walk.dense() ? size_t(p.walk.span_high - p.walk.span_low) : 0,
+                      boost::container::default_init);
     for (uint32_t r = 0; r < p.rows; ++r) {
         const int64_t row = p.first_row + int64_t(r) * p.row_step;
         check_row(p, ap, row);
@@ -210,7 +211,8 @@ void scatter_bytes(const isa::AccessPattern& ap, const uint8_t* packed, const Me
     const Placement p = place(ap, spaces);
     const uint64_t row_bytes = ap.free_elements() * isa::size_in_bytes(ap.dtype);
     const bool whole = read_whole_span(p.walk, row_bytes);
-    std::vector<uint8_t> span(whole && !p.walk.dense() ? size_t(p.walk.span_high - p.walk.span_low) : 0);
+    OperandBytes span(whole && !p.walk.dense() ? size_t(p.walk.span_high - p.walk.span_low) : 0,
+                      boost::container::default_init);
     for (uint32_t r = 0; r < p.rows; ++r) {
         const int64_t row = p.first_row + int64_t(r) * p.row_step;
         check_row(p, ap, row);

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <boost/container/vector.hpp>
+
 #include "core/semantics/functional.h"
 
 namespace nsim::sim::core {
@@ -19,9 +21,13 @@ uint64_t element_count(const isa::AccessPattern& ap);
 // other merge, as in gather_bytes.
 uint64_t contiguous_runs(const isa::AccessPattern& ap);
 
+// An operand's packed bytes. Not zeroed when made (boost's default_init): gather_bytes fills every
+// byte, and a functional run gathers GBs (zeroing them was a twentieth of its host time).
+using OperandBytes = boost::container::vector<uint8_t>;
+
 // Throws SemanticsError when an element lies outside its partition, memory or tensor's memory, or the
 // operand's memory is missing.
-std::vector<uint8_t> gather_bytes(const isa::AccessPattern& ap, const MemorySpaces& spaces);
+OperandBytes gather_bytes(const isa::AccessPattern& ap, const MemorySpaces& spaces);
 // `packed` holds element_count(ap) * size_in_bytes(ap.dtype) bytes. Where the pattern reaches an
 // element more than once (stride 0), the last one in pattern order wins.
 void scatter_bytes(const isa::AccessPattern& ap, const uint8_t* packed, const MemorySpaces& spaces);

@@ -61,14 +61,14 @@ void execute_Transpose(const isa::Instruction& inst, const MemorySpaces& spaces)
                                        std::to_string(rows) + "x" + std::to_string(cols) + " source is " +
                                        std::to_string(cols) + "x" + std::to_string(rows));
     if (src.dtype == dst.dtype) {
-        std::vector<uint8_t> in;
+        OperandBytes in;
         try {
             in = gather_bytes(src, spaces);
         } catch (const SemanticsError& e) {
             fail_operand(inst, F::src, e.what());
         }
         const uint32_t size = isa::size_in_bytes(src.dtype);
-        std::vector<uint8_t> out(in.size());
+        OperandBytes out(in.size(), boost::container::default_init);
         for (uint64_t p = 0; p < rows; ++p)
             for (uint64_t f = 0; f < cols; ++f)
                 for (uint32_t b = 0; b < size; ++b) out[(f * rows + p) * size + b] = in[(p * cols + f) * size + b];

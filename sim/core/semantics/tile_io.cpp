@@ -8,7 +8,7 @@
 namespace nsim::sim::core {
 
 Tile read_tile(const isa::AccessPattern& ap, const MemorySpaces& spaces) {
-    const std::vector<uint8_t> bytes = gather_bytes(ap, spaces);
+    const OperandBytes bytes = gather_bytes(ap, spaces);
     Tile tile;
     tile.partitions = ap.partition_count;
     tile.free = ap.free_elements();
@@ -24,7 +24,7 @@ void write_tile(const isa::AccessPattern& ap, const Tile& tile, const MemorySpac
     if (tile.values.size() != count)
         throw SemanticsError("writing " + std::to_string(tile.values.size()) + " values to a " +
                              std::string(isa::name_of(ap.space)) + " operand of " + std::to_string(count) + " elements");
-    std::vector<uint8_t> bytes(count * isa::size_in_bytes(ap.dtype));
+    OperandBytes bytes(count * isa::size_in_bytes(ap.dtype), boost::container::default_init);
     if (spaces.rounding && spaces.rounding->stochastic() && dtype::rounds_stochastically(ap.dtype))
         dtype::encode_stochastic(ap.dtype, tile.values.data(), bytes.data(), count,
                                  spaces.rounding->next_write_bits(count).data());
@@ -41,7 +41,7 @@ void copy_elements(const isa::AccessPattern& dst, const isa::AccessPattern& src,
         throw SemanticsError("copy of " + std::to_string(count) + " elements into " +
                              std::to_string(element_count(dst)) + " elements");
     if (dst.dtype == src.dtype) {
-        const std::vector<uint8_t> bytes = gather_bytes(src, spaces);
+        const OperandBytes bytes = gather_bytes(src, spaces);
         scatter_bytes(dst, bytes.data(), spaces);
         return;
     }
