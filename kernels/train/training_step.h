@@ -1,13 +1,16 @@
 // One optimizer step of BertForSequenceClassification as ONE device program on one NeuronCore,
 // executed once per step with that step's micro-batches and learning rate (the BERT script's
 // structure, training.md A2.2):
-//   per micro-step k (grad_accum of them, each reusing the on-chip memory of the one before)
-//     forward   training_forward, keeping what the backward reads
+//   per micro-step k (grad_accum of them, each reusing the on-chip memory of the one before), in
+//   passes of pass_batch sequences (each reusing the memory of the pass before)
+//     forward   training_forward, keeping what the backward reads (on chip, or spilled to device
+//               memory layer by layer: ActivationSpill)
 //     loss      cross_entropy: the micro-batch's mean loss into column k of the loss output
 //     backward  classifier_head_backward, encoder_layer_backward per layer (last to first), the
 //               embedding layernorm's backward and the scatter-adds into the word, position and
 //               token-type tables (embedding_backward)
-//     accumulate  each parameter's gradient added into its fp32 sum in device memory
+//     accumulate  each parameter's gradient added into its fp32 sum in device memory, a block at a
+//               time as the backward makes it (GradientSums)
 //   [all-reduce of the sums between data-parallel cores: not built, its slot is here]
 //   optimizer  optimizer_step: average, clip, AdamW, and the parameters, states and W^T written back
 //              over the ones the next execution reads.
@@ -18,7 +21,8 @@
 // run's step time splits into its phases (TrainingProgram::phase_marks): the inputs and on-chip
 // parameter rows a step loads count as forward, each table chunk's scatter-add as backward and its
 // addition into the sums as accumulation; where engines overlap two phases, the later mark takes the
-// overlap.
+// overlap. The other gradients are added into their sums while the backward runs (block by block,
+// overlapping it), so their accumulation counts as backward.
 #pragma once
 
 #include "bert/bert_weights.h"
@@ -37,6 +41,12 @@ struct TrainingOptions {
     // per partition of one chunk of a parameter in the optimizer (tests make them small).
     uint32_t table_chunk_rows = 1024;
     uint64_t optimizer_chunk_bytes = 48 * 1024;
+    // Sequences per pass (0: the whole micro-batch): a micro-batch whose activations SBUF cannot hold
+    // runs in passes, each adding its share of the micro-batch's mean gradient into the sums.
+    uint32_t pass_batch = 0;
+    // The activations the backward reads go to device memory layer by layer (ActivationSpill)
+    // instead of staying on chip.
+    bool spill_activations = false;
 };
 
 // The tensors the host writes before each execution: per micro-step k, int32 [micro_batch, seq]

@@ -209,7 +209,18 @@ TEST(TrainCli, UserErrorsAreOneLine) {
     };
     expect_build_error("--instance trn1.2xlarge --cores 4", "trn1.2xlarge has 2");
     expect_build_error("--instance trn1.2xlarge --task pretrain", "not built yet");
-    expect_build_error("--instance trn1.2xlarge --micro-batch 256", "does not fit");
+    // A layer whose activations SBUF cannot hold even for one sequence (a 64Ki-wide FFN: 128 KiB per
+    // partition for one of its tensors); a large micro-batch alone now runs in passes.
+    BertConfig wide = small_config();
+    wide.num_hidden_layers = 1;
+    wide.intermediate_size = 65536;
+    const fs::path wide_config = dir / "wide.json";
+    std::ofstream(wide_config) << bert_config_to_json(wide).dump(2);
+    const auto r = run_command(build_train("--model " + wide_config.string() + " --seq 32 --timing-only --instance " +
+                                           kInstance + " -o " + (dir / "x.bin").string()));
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_EQ(test::count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("does not fit on one NeuronCore-v2 core, even one sequence at a time"), std::string::npos) << r.err;
 }
 
 // The two errors of issue 15's list that come from the machine rather than the files: a training
