@@ -1,5 +1,5 @@
-// Whole TileSets to and from blocks of row-major tensors in device memory, one transfer per tile on
-// one DMA channel (a channel's transfers complete in order, which is what keeps a store and a later
+// Whole TileSets to and from blocks of row-major tensors in device memory, one transfer per set
+// spread over the channel's queues, on one DMA channel (a channel's transfers complete in order, which is what keeps a store and a later
 // load of the same tensor - neither tracked by the builder - in order). The tensor's dtype may differ
 // from the tiles' (the DMA converts).
 #pragma once

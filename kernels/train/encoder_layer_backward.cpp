@@ -29,9 +29,24 @@ void add_into(KernelContext& ctx, TileSet& a, const TileSet& b) {
                                b.view(k, 0, b.columns), isa::AluOp::Add);
 }
 
+// The SBUF the enclosed kernels allocate for their own scratch, given back when the scope ends (what
+// they write into is allocated before it), so that a layer's backward holds only what it passes on.
+class ScratchScope {
+public:
+    explicit ScratchScope(KernelContext& ctx) : core_(ctx.core), mark_(ctx.core.sbuf_mark()) {}
+    ~ScratchScope() { core_.sbuf_rewind(mark_); }
+    ScratchScope(const ScratchScope&) = delete;
+    ScratchScope& operator=(const ScratchScope&) = delete;
+
+private:
+    builder::CoreBuilder& core_;
+    uint64_t mark_;
+};
+
 // Layernorm backward with its gamma and beta gradients as one block each of `sink`.
 void norm_backward(KernelContext& ctx, const TileSet& x, const TileSet& dy, const builder::Buffer& gamma_row, float eps,
                    TileSet& dx, GradientSink& sink, uint32_t gamma) {
+    const ScratchScope scratch(ctx);
     const uint32_t hidden = dy.columns;
     TileSet dgamma = sink.begin(gamma, 0, 0, 1, hidden), dbeta = sink.begin(gamma + 1, 0, 0, 1, hidden);
     layer_norm_backward(ctx, x, dy, gamma_row, eps, {&dx, &dgamma, &dbeta});
@@ -42,6 +57,7 @@ void norm_backward(KernelContext& ctx, const TileSet& x, const TileSet& dy, cons
 // dx of a linear layer, then its weight and bias gradients into the sink.
 void linear(KernelContext& ctx, const TileSet& x, const TileSet& dy, const device::DramMatrix& w, TileSet& dx,
             GradientSink& sink, uint32_t weight) {
+    const ScratchScope scratch(ctx);
     linear_backward(ctx, x, dy, w, {&dx, nullptr, nullptr});
     linear_parameter_gradients(ctx, x, dy, sink, weight, weight + 1);
 }
@@ -59,8 +75,11 @@ void encoder_layer_backward(KernelContext& ctx, const device::AttentionShape& sh
     norm_backward(ctx, *s.output_sum, dy, p.output_gamma_row, p.layer_norm_eps, d_output_sum, sink, first + kOutputNormGamma);
     TileSet d_intermediate = tiles(ctx, tokens, inter, mm, "d intermediate");
     linear(ctx, *s.intermediate, d_output_sum, p.output, d_intermediate, sink, first + kOutputWeight);
-    TileSet d_intermediate_in = tiles(ctx, tokens, inter, mm, "d intermediate in");
-    gelu_backward(ctx, *s.intermediate_in, d_intermediate, d_intermediate_in);
+    {
+        const ScratchScope scratch(ctx);
+        gelu_backward(ctx, *s.intermediate_in, d_intermediate, d_intermediate);  // in place: d intermediate in
+    }
+    const TileSet& d_intermediate_in = d_intermediate;
     TileSet d_attended = tiles(ctx, tokens, hidden, mm, "d attended");
     linear(ctx, *s.attended, d_intermediate_in, p.intermediate, d_attended, sink, first + kIntermediateWeight);
     add_into(ctx, d_attended, d_output_sum);
@@ -74,13 +93,18 @@ void encoder_layer_backward(KernelContext& ctx, const device::AttentionShape& sh
     transpose_tiles(ctx, d_context, d_context_t);
     TileSet dq_t = tiles(ctx, hidden, tokens, mm, "dq^T"), dk_t = tiles(ctx, hidden, tokens, mm, "dk^T");
     TileSet dv_t = tiles(ctx, hidden, tokens, mm, "dv^T");
-    attention_backward(ctx, shape, {s.q, s.k, s.q_t, s.k_t, s.v_t, &d_context, &d_context_t, p.mask}, {&dq_t, &dk_t, &dv_t});
+    {
+        const ScratchScope scratch(ctx);
+        attention_backward(ctx, shape, {s.q, s.k, s.q_t, s.k_t, s.v_t, &d_context, &d_context_t, p.mask},
+                           {&dq_t, &dk_t, &dv_t});
+    }
     const std::pair<const TileSet*, uint32_t> projections[] = {
         {&dq_t, kQueryWeight}, {&dk_t, kKeyWeight}, {&dv_t, kValueWeight}};
     const device::DramMatrix* weights[] = {&p.query, &p.key, &p.value};
     TileSet d_projection = tiles(ctx, tokens, hidden, mm, "d projection");
     TileSet dx_part = tiles(ctx, tokens, hidden, mm, "dx part");
     for (size_t i = 0; i < 3; ++i) {
+        const ScratchScope scratch(ctx);
         transpose_tiles(ctx, *projections[i].first, d_projection);
         linear(ctx, *s.x, d_projection, *weights[i], dx_part, sink, first + projections[i].second);
         add_into(ctx, dx, dx_part);

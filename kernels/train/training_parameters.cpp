@@ -170,8 +170,14 @@ void load_on_chip_rows(KernelContext& ctx, builder::DmaChannel& channel, Trained
     t.beta_column = columns(ctx, channel, t.name + ".bias/columns", t.beta, t.size);
 }
 
-TrainedLayer with_on_chip_rows(KernelContext& ctx, builder::DmaChannel& channel, const TrainedLayer& layer) {
+TrainedLayer with_on_chip_rows(KernelContext& ctx, builder::DmaChannel& channel, const TrainedLayer& layer,
+                               LayerPass pass) {
     TrainedLayer t = layer;
+    if (pass == LayerPass::Backward) {
+        for (TrainedNorm* n : {&t.attention_norm, &t.output_norm})
+            n->gamma_row_fp32 = broadcast(ctx, channel, n->name + ".weight/fp32 row", n->gamma, n->size, isa::DType::Fp32);
+        return t;
+    }
     for (TrainedLinear* l : {&t.query, &t.key, &t.value, &t.attention_output, &t.intermediate, &t.output})
         load_on_chip_rows(ctx, channel, *l);
     load_on_chip_rows(ctx, channel, t.attention_norm);

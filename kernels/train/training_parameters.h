@@ -73,8 +73,11 @@ TrainedBert load_trained_bert(KernelContext& ctx, builder::ProgramBuilder& progr
 // The on-chip copies of a parameter read from device memory over `channel` into new SBUF buffers.
 void load_on_chip_rows(KernelContext& ctx, builder::DmaChannel& channel, TrainedLinear& linear);
 void load_on_chip_rows(KernelContext& ctx, builder::DmaChannel& channel, TrainedNorm& norm);
-// A copy of an encoder layer with every on-chip copy loaded.
-TrainedLayer with_on_chip_rows(KernelContext& ctx, builder::DmaChannel& channel, const TrainedLayer& layer);
+// A copy of an encoder layer with the on-chip copies its forward reads loaded (all of them), or
+// those its backward reads (the layernorms' fp32 gamma rows; encoder_layer_backward).
+enum class LayerPass { Forward, Backward };
+TrainedLayer with_on_chip_rows(KernelContext& ctx, builder::DmaChannel& channel, const TrainedLayer& layer,
+                               LayerPass pass = LayerPass::Forward);
 
 // An fp32 [tile rows, count] buffer of zeros: the value bias of attention when V already holds it.
 device::ColumnParams zero_columns(KernelContext& ctx, uint32_t count);

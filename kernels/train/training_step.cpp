@@ -144,7 +144,7 @@ private:
         }
         for (uint32_t l = layers; l-- > 0;) {
             ctx_.core.sbuf_rewind(mark);
-            const TrainedLayer w = with_on_chip_rows(ctx_, channel_, model.layers[l]);
+            const TrainedLayer w = with_on_chip_rows(ctx_, channel_, model.layers[l], LayerPass::Backward);
             LayerActivationTiles reloaded;
             if (s_.spill) reloaded = s_.spill->load(ctx_, channel_, l);
             const LayerActivationTiles& a = s_.spill ? reloaded : f.layers[l];
