@@ -8,7 +8,7 @@ namespace nsim::kernels::train {
 
 bool is_spilled_activation(const std::string& name) { return name.rfind(kSpilledActivationsPrefix, 0) == 0; }
 
-void ActivationSpill::store(KernelContext& ctx, builder::DmaChannel& channel, uint32_t layer, const LayerActivationTiles& a) {
+void ActivationSpill::store(KernelContext& ctx, uint32_t layer, const LayerActivationTiles& a) {
     if (layers_.size() <= layer) layers_.resize(layer + 1);
     std::vector<Kept>& kept = layers_[layer];
     for (size_t i = 0; i < std::size(kKeptActivations); ++i) {
@@ -21,18 +21,18 @@ void ActivationSpill::store(KernelContext& ctx, builder::DmaChannel& channel, ui
         const Kept& k = kept[i];
         if (k.rows != set.rows || k.columns != set.columns || k.dtype != set.dtype)
             throw std::logic_error("ActivationSpill: a layer's activations changed shape between passes");
-        store_tiles(ctx, channel, set, {k.tensor, k.dtype, k.columns, 0, 0});
+        store_tiles(ctx, channels_, set, {k.tensor, k.dtype, k.columns, 0, 0});
     }
 }
 
-LayerActivationTiles ActivationSpill::load(KernelContext& ctx, builder::DmaChannel& channel, uint32_t layer) const {
+LayerActivationTiles ActivationSpill::load(KernelContext& ctx, uint32_t layer) const {
     if (layer >= layers_.size()) throw std::logic_error("ActivationSpill: a layer that was not stored");
     LayerActivationTiles a;
     for (size_t i = 0; i < std::size(kKeptActivations); ++i) {
         const Kept& k = layers_[layer][i];
         TileSet& set = a.*kKeptActivations[i];
         set = device::allocate_tiles(ctx.core, k.rows, k.columns, k.dtype, "reloaded activation");
-        load_tiles(ctx, channel, {k.tensor, k.dtype, k.columns, 0, 0}, set);
+        load_tiles(ctx, channels_, {k.tensor, k.dtype, k.columns, 0, 0}, set);
     }
     return a;
 }

@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "train/dram_tiles.h"
 #include "train/training_step.h"
 
 namespace nsim::kernels::train {
 
-GradientSums::GradientSums(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel,
+GradientSums::GradientSums(KernelContext& ctx, builder::ProgramBuilder& program, const TensorChannels& channels,
                            const std::vector<ParameterTensors>& parameters, uint32_t widest)
-    : ctx_(ctx), channel_(channel) {
+    : ctx_(ctx), channels_(channels) {
     for (const ParameterTensors& p : parameters) {
         tensors_.push_back(program.add_tensor(gradient_tensor(p.name), isa::TensorRole::Scratch, isa::DType::Fp32,
                                               {p.rows, p.columns}));
@@ -39,7 +38,7 @@ void GradientSums::add(const TileSet& g, uint32_t parameter, uint32_t first_row,
     if (g.columns > room_columns_) throw std::logic_error("GradientSums: a gradient wider than the rooms");
     const DramBlock sums{tensors_.at(parameter), isa::DType::Fp32, row_lengths_[parameter], first_row, first_column};
     if (first_) {
-        store_tiles(ctx_, channel_, g, sums);
+        store_tiles(ctx_, channels_, g, sums);
         return;
     }
     for (uint32_t t = 0; t < g.tiles.size(); ++t) {
@@ -49,10 +48,10 @@ void GradientSums::add(const TileSet& g, uint32_t parameter, uint32_t first_row,
         TileSet sum = device::alias_tiles(ctx_.core, sums_[next_sum_++ % kRooms], 0, tile.rows, g.columns, isa::DType::Fp32);
         DramBlock at = sums;
         at.first_row += t * g.tile_rows;
-        load_tiles(ctx_, channel_, at, sum);
+        load_tiles(ctx_, channels_, at, sum);
         ctx_.core.tensor_tensor(isa::Engine::Pool, sum.view(0, 0, g.columns), sum.view(0, 0, g.columns),
                                 tile.view(0, 0, g.columns), isa::AluOp::Add);
-        store_tiles(ctx_, channel_, sum, at);
+        store_tiles(ctx_, channels_, sum, at);
     }
 }
 

@@ -1,12 +1,13 @@
 // A training step's fp32 gradient sums in device memory (one tensor [rows, columns] per parameter,
 // what optimizer_step reads), and the on-chip rooms gradients pass through on their way in. The
 // step's first pass stores each block; later passes and micro-steps load the block's sum, add the
-// block on the gpsimd engine and store it back. Every transfer goes over the step's one DMA channel,
-// so a block's load never overtakes the store before it. Blocks come from the backward kernels as a
+// block on the gpsimd engine and store it back. A sum's transfers all go over one DMA channel
+// (TensorChannels), so a block's load never overtakes the store before it. Blocks come from the backward kernels as a
 // GradientSink (rows of one partition tile x at most one PSUM bank of columns, or a whole vector),
 // or as whole on-chip gradients (add: a head's, a table chunk's), tile by tile.
 #pragma once
 
+#include "train/dram_tiles.h"
 #include "train/gradient_sink.h"
 #include "train/training_parameters.h"
 
@@ -15,7 +16,7 @@ namespace nsim::kernels::train {
 class GradientSums : public GradientSink {
 public:
     // Adds the sums to `program`, and the rooms (for gradients of up to `widest` columns a tile) to SBUF.
-    GradientSums(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel,
+    GradientSums(KernelContext& ctx, builder::ProgramBuilder& program, const TensorChannels& channels,
                  const std::vector<ParameterTensors>& parameters, uint32_t widest);
     const std::vector<uint32_t>& tensors() const { return tensors_; }
     // Whether the gradients to come are the step's first of their parameters (stored, not added).
@@ -30,7 +31,7 @@ public:
 private:
     static constexpr uint32_t kRooms = 4;  // blocks in flight: the next is made while the last ones move
     KernelContext& ctx_;
-    builder::DmaChannel& channel_;
+    const TensorChannels& channels_;
     std::vector<uint32_t> tensors_, row_lengths_;
     uint32_t block_columns_ = 0, room_columns_ = 0;
     builder::Buffer blocks_[kRooms], sums_[kRooms];

@@ -47,6 +47,7 @@ struct Shared {
     device::AttentionScratch attention;
     TileSet loss_sum;  // fp32 [1, 1]: the micro-step's loss over its passes
     uint32_t loss_output = 0;
+    std::unique_ptr<TensorChannels> channels;  // the sums', spilled activations' and optimizer's transfers
     std::unique_ptr<GradientSums> sums;
     std::unique_ptr<ActivationSpill> spill;  // null: activations kept on chip
     uint32_t table_chunk_rows = 0;
@@ -146,7 +147,7 @@ private:
             ctx_.core.sbuf_rewind(mark);
             const TrainedLayer w = with_on_chip_rows(ctx_, channel_, model.layers[l], LayerPass::Backward);
             LayerActivationTiles reloaded;
-            if (s_.spill) reloaded = s_.spill->load(ctx_, channel_, l);
+            if (s_.spill) reloaded = s_.spill->load(ctx_, l);
             const LayerActivationTiles& a = s_.spill ? reloaded : f.layers[l];
             const EncoderLayerParameters params{w.query.backward, w.key.backward, w.value.backward,
                                                 w.attention_output.backward, w.intermediate.backward, w.output.backward,
@@ -220,7 +221,11 @@ TrainingProgram training_step(KernelContext& ctx, builder::ProgramBuilder& progr
     s.shape = {batch, seq, uint32_t(c.num_attention_heads), uint32_t(c.head_size())};
     s.micro_batch = options.micro_batch;
     s.passes = options.micro_batch / batch;
-    if (options.spill_activations) s.spill = std::make_unique<ActivationSpill>(program);
+    std::vector<builder::DmaChannel*> channels = {&channel};
+    for (uint32_t i = 1; i < kTensorChannels; ++i)
+        channels.push_back(&ctx.core.dma_channel(channel.name() + "/" + std::to_string(i), kFirstTensorQueueClass + i - 1));
+    s.channels = std::make_unique<TensorChannels>(std::move(channels));
+    if (options.spill_activations) s.spill = std::make_unique<ActivationSpill>(program, *s.channels);
     s.layer_norm_eps = float(c.layer_norm_eps);
     auto constant_column = [&](const std::string& name, const std::vector<float>& values) {
         const uint32_t n = uint32_t(values.size());
@@ -246,7 +251,7 @@ TrainingProgram training_step(KernelContext& ctx, builder::ProgramBuilder& progr
     s.loss_output = program.add_tensor(kLossOutput, isa::TensorRole::Output, kFp32, {1, options.grad_accum});
     s.loss_sum = device::allocate_tiles(ctx.core, 1, 1, kFp32, "micro-step loss");
     s.table_chunk_rows = options.table_chunk_rows;
-    s.sums = std::make_unique<GradientSums>(ctx, program, channel, s.model.parameters, uint32_t(c.hidden_size));
+    s.sums = std::make_unique<GradientSums>(ctx, program, *s.channels, s.model.parameters, uint32_t(c.hidden_size));
 
     const uint64_t mark = ctx.core.sbuf_mark();
     MicroStep micro(ctx, program, channel, s);
@@ -265,6 +270,7 @@ TrainingProgram training_step(KernelContext& ctx, builder::ProgramBuilder& progr
     step.constants = options.constants;
     step.scalars = scalar_row;
     step.chunk_bytes = options.optimizer_chunk_bytes;
+    step.channels = s.channels.get();
     if (options.max_grad_norm > 0)
         step.grad_norm_output = program.add_tensor(kGradNormOutput, isa::TensorRole::Output, kFp32, {1, 1});
     optimizer_step(ctx, channel, step);

@@ -79,8 +79,14 @@ struct TrainingProgram {
     std::vector<std::string> phase_marks; // by mark label: the phase that ends at that mark
 };
 
+// The step's transfers of gradient sums, spilled activations and optimizer tensors are spread over
+// `channel` and kTensorChannels - 1 more channels the step opens on queue classes
+// kFirstTensorQueueClass on (class 0 and the weight ring's 2..4 are the caller's: KernelHarness,
+// build_training_program), each tensor's on one of them (TensorChannels).
+inline constexpr uint32_t kTensorChannels = 4, kFirstTensorQueueClass = 5;
+
 // weights, m, v: the parameters and AdamW's states to start from (weights with embeddings, erf
-// GELU). Tensors go into `program`, loads and stores over `channel`. std::invalid_argument for a
+// GELU). Tensors go into `program`, loads and stores over `channel` (and the tensor channels). std::invalid_argument for a
 // model or options the program cannot train.
 TrainingProgram training_step(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel,
                               const BertWeights& weights, const BertWeights& m, const BertWeights& v,
