@@ -132,9 +132,11 @@ isa::Container build_training_program(const config::NeuronCoreSpec& spec, const 
             refusal = e.what();
         }
     }
-    throw std::invalid_argument(fmt::format("{} with micro-batch {} x seq {} does not fit on one {} core, even one sequence "
-                                            "at a time with its activations in device memory: {}",
-                                            o.model_name, o.step.micro_batch, o.step.seq, spec.name, refusal));
+    const std::string how = o.step.pass_batch ? fmt::format("in passes of {} sequence(s)", o.step.pass_batch)
+                                              : std::string("even one sequence at a time");
+    throw std::invalid_argument(fmt::format("{} with micro-batch {} x seq {} does not fit on one {} core, {} with its "
+                                            "activations in device memory: {}",
+                                            o.model_name, o.step.micro_batch, o.step.seq, spec.name, how, refusal));
 }
 
 namespace {
