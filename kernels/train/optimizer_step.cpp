@@ -11,6 +11,7 @@ namespace {
 using builder::View;
 constexpr isa::DType kFp32 = isa::DType::Fp32;
 constexpr float kClipEps = 1e-6f;  // torch.nn.utils.clip_grad_norm_'s
+constexpr uint64_t kSbufAlignmentSlack = 64;  // what the SBUF allocator may pad a buffer with
 struct Chunking {
     uint32_t rows_per_chunk = 0;
     uint64_t bytes = 0;  // of the largest chunk
@@ -29,8 +30,13 @@ public:
             room_bytes = std::max(room_bytes, chunking(p).bytes);
             widest = std::max(widest, p.columns);
         }
-        for (builder::Buffer& room : rooms_) room = core_.sbuf_region(room_bytes, "optimizer parameter room");
         scratch_ = core_.sbuf(uint64_t(widest) * 2 * 4, "adamw scratch");
+        // Two rooms when SBUF has them (a chunk's loads overlap the update of the one before), else one
+        // used by every chunk (BERT-large: 4096-wide rows make the scratch 32 KiB).
+        const uint64_t free = core_.spec().sbuf.bytes_per_partition - std::min(core_.sbuf_used(), core_.spec().sbuf.bytes_per_partition);
+        rooms_[0] = core_.sbuf_region(room_bytes, "optimizer parameter room");
+        rooms_[1] = free >= 2 * room_bytes + 2 * kSbufAlignmentSlack ? core_.sbuf_region(room_bytes, "optimizer parameter room")
+                                                                      : rooms_[0];
         factor_ = gradient_factor();
         for (size_t i = 0; i < step_.parameters.size(); ++i) {
             const ParameterTensors& p = step_.parameters[i];
