@@ -77,30 +77,58 @@ void CoreBuilder::sbuf_rewind(uint64_t mark) {
     if (join_scratch_.id == UINT32_MAX || join_scratch_.offset >= mark)
         throw std::logic_error("sbuf_rewind: to a point not from sbuf_mark");
     sbuf_top_ = mark;
+    for (uint32_t id : candidates_)
+        if (buffers_[id].space == isa::MemorySpace::Sbuf && buffers_[id].offset >= mark) retired_[id] = true;
 }
 
 void CoreBuilder::allocate_join_scratch() {
     if (join_scratch_.id != UINT32_MAX) return;
     join_scratch_ = sbuf(2 * 4, "join scratch");
     tracked_[join_scratch_.id] = false;
+    candidates_.pop_back();
 }
 
 Buffer CoreBuilder::sbuf_region(uint64_t bytes_per_partition, const std::string& what) {
     Buffer b = sbuf(bytes_per_partition, what);
     tracked_[b.id] = false;
+    candidates_.pop_back();  // only its aliases are tracked
     return b;
 }
 
+// A new buffer over live ones (aliases) tracks hazards with each of them; over buffers a rewind gave
+// back, which are never used again, it takes over their pending readers and writers instead, and one
+// it covers whole is dropped from later scans (what overlaps it overlaps the new buffer). Without
+// that, each buffer of a program that rewinds often (a training step's passes and layers) would list
+// every earlier buffer at its addresses, and building would grow with their square.
 void CoreBuilder::add_buffer(const Buffer& b) {
     std::vector<uint32_t> overlapped;
-    for (const Buffer& other : buffers_)
-        if (tracked_[other.id] && other.space == b.space && other.offset < b.offset + b.bytes &&
-            b.offset < other.offset + other.bytes)
-            overlapped.push_back(other.id);
+    BufferState inherited;
+    std::vector<uint32_t> kept;
+    kept.reserve(candidates_.size() + 1);
+    for (uint32_t id : candidates_) {
+        const Buffer& other = buffers_[id];
+        const bool overlaps = other.space == b.space && other.offset < b.offset + b.bytes && b.offset < other.offset + other.bytes;
+        if (!overlaps) {
+            kept.push_back(id);
+            continue;
+        }
+        if (!retired_[id]) {
+            overlapped.push_back(id);
+            kept.push_back(id);
+            continue;
+        }
+        for (const SyncPoint& p : states_[id].writers) merge(inherited.writers, p);
+        for (const SyncPoint& p : states_[id].readers) merge_reader(inherited.readers, p);
+        const bool covered = b.offset <= other.offset && other.offset + other.bytes <= b.offset + b.bytes;
+        if (!covered) kept.push_back(id);
+    }
+    candidates_ = std::move(kept);
     buffers_.push_back(b);
     overlaps_.push_back(std::move(overlapped));
-    states_.emplace_back();
+    states_.push_back(std::move(inherited));
     tracked_.push_back(true);
+    retired_.push_back(false);
+    candidates_.push_back(b.id);
 }
 
 Buffer CoreBuilder::sbuf_alias(const Buffer& base, uint64_t offset, uint64_t bytes_per_partition) {

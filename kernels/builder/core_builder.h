@@ -210,6 +210,8 @@ private:
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Buffer> psum_buffers_;
     std::vector<uint16_t> psum_semaphores_;
     std::vector<bool> tracked_;                   // by id: false for regions only aliases use
+    std::vector<bool> retired_;                   // by id: given back by sbuf_rewind
+    std::vector<uint32_t> candidates_;            // tracked buffers a new one may overlap (add_buffer)
     std::map<isa::Engine, uint16_t> progress_;
     std::vector<uint32_t> signals_;               // by semaphore: signals emitted so far
     std::vector<Queue> queues_;

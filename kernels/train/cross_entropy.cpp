@@ -7,7 +7,7 @@ namespace nsim::kernels::train {
 using builder::View;
 
 void cross_entropy(KernelContext& ctx, const TileSet& logits, const TileSet& labels, const builder::Buffer& class_row,
-                   TileSet& dlogits, TileSet& loss) {
+                   TileSet& dlogits, TileSet& loss, uint32_t mean_over) {
     const uint32_t rows = logits.rows, classes = logits.columns;
     if (labels.rows != rows || labels.columns != 1 || dlogits.rows != rows || dlogits.columns != classes)
         throw std::logic_error("cross_entropy: operand shapes");
@@ -21,7 +21,7 @@ void cross_entropy(KernelContext& ctx, const TileSet& logits, const TileSet& lab
     const builder::Buffer exp_rows = core.sbuf(uint64_t(classes) * 4, "cross-entropy exp");
     const builder::Buffer onehot_rows = core.sbuf(uint64_t(classes) * 4, "cross-entropy one-hot");
     TileSet row_loss = device::allocate_tiles(core, rows, 1, f32, "cross-entropy per row");
-    const float inv_rows = 1.0f / float(rows);
+    const float inv_rows = 1.0f / float(mean_over ? mean_over : rows);
 
     for (uint32_t k = 0; k < logits.tiles.size(); ++k) {
         const uint32_t n = logits.rows_of(k);

@@ -13,8 +13,10 @@
 namespace nsim::kernels::train {
 
 // logits [rows, classes] fp32; labels [rows, 1] fp32; class_row: fp32 [partitions, classes] holding
-// 0..classes-1 on every partition. dlogits [rows, classes]; loss [1, 1] fp32, the mean.
+// 0..classes-1 on every partition. dlogits [rows, classes]; loss [1, 1] fp32, the mean. `mean_over`
+// (0: rows) is the count the mean divides by: a batch computed in passes of `rows` rows each gives
+// its share of the whole batch's mean loss and gradient.
 void cross_entropy(KernelContext& ctx, const TileSet& logits, const TileSet& labels, const builder::Buffer& class_row,
-                   TileSet& dlogits, TileSet& loss);
+                   TileSet& dlogits, TileSet& loss, uint32_t mean_over = 0);
 
 }  // namespace nsim::kernels::train

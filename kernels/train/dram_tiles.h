@@ -1,5 +1,5 @@
-// Whole TileSets to and from blocks of row-major tensors in device memory, one transfer per tile on
-// one DMA channel (a channel's transfers complete in order, which is what keeps a store and a later
+// Whole TileSets to and from blocks of row-major tensors in device memory, one transfer per set
+// spread over the channel's queues, on one DMA channel (a channel's transfers complete in order, which is what keeps a store and a later
 // load of the same tensor - neither tracked by the builder - in order). The tensor's dtype may differ
 // from the tiles' (the DMA converts).
 #pragma once
@@ -19,5 +19,26 @@ struct DramBlock {
 
 void load_tiles(device::KernelContext& ctx, builder::DmaChannel& channel, const DramBlock& from, device::TileSet& set);
 void store_tiles(device::KernelContext& ctx, builder::DmaChannel& channel, const device::TileSet& set, const DramBlock& to);
+
+// DMA channels the transfers of device-memory tensors are spread over: each tensor's always on the
+// same channel (so a load never overtakes an earlier store of the same tensor), different tensors'
+// side by side, each paying its fixed DMA cost while the others move data.
+class TensorChannels {
+public:
+    explicit TensorChannels(std::vector<builder::DmaChannel*> channels) : channels_(std::move(channels)) {}
+    builder::DmaChannel& of(uint32_t tensor) const { return *channels_[tensor % channels_.size()]; }
+
+private:
+    std::vector<builder::DmaChannel*> channels_;
+};
+
+inline void load_tiles(device::KernelContext& ctx, const TensorChannels& channels, const DramBlock& from,
+                       device::TileSet& set) {
+    load_tiles(ctx, channels.of(from.tensor), from, set);
+}
+inline void store_tiles(device::KernelContext& ctx, const TensorChannels& channels, const device::TileSet& set,
+                        const DramBlock& to) {
+    store_tiles(ctx, channels.of(to.tensor), set, to);
+}
 
 }  // namespace nsim::kernels::train

@@ -29,14 +29,93 @@ void add_into(KernelContext& ctx, TileSet& a, const TileSet& b) {
                                b.view(k, 0, b.columns), isa::AluOp::Add);
 }
 
+// The SBUF the enclosed kernels allocate for their own scratch, given back when the scope ends (what
+// they write into is allocated before it), so that a layer's backward holds only what it passes on.
+class ScratchScope {
+public:
+    explicit ScratchScope(KernelContext& ctx) : core_(ctx.core), mark_(ctx.core.sbuf_mark()) {}
+    ~ScratchScope() { core_.sbuf_rewind(mark_); }
+    ScratchScope(const ScratchScope&) = delete;
+    ScratchScope& operator=(const ScratchScope&) = delete;
+
+private:
+    builder::CoreBuilder& core_;
+    uint64_t mark_;
+};
+
+// Layernorm backward with its gamma and beta gradients as one block each of `sink`.
+void norm_backward(KernelContext& ctx, const TileSet& x, const TileSet& dy, const builder::Buffer& gamma_row, float eps,
+                   TileSet& dx, GradientSink& sink, uint32_t gamma) {
+    const ScratchScope scratch(ctx);
+    const uint32_t hidden = dy.columns;
+    TileSet dgamma = sink.begin(gamma, 0, 0, 1, hidden), dbeta = sink.begin(gamma + 1, 0, 0, 1, hidden);
+    layer_norm_backward(ctx, x, dy, gamma_row, eps, {&dx, &dgamma, &dbeta});
+    sink.end(gamma, dgamma, 0, 0);
+    sink.end(gamma + 1, dbeta, 0, 0);
+}
+
+// dx of a linear layer, then its weight and bias gradients into the sink.
+void linear(KernelContext& ctx, const TileSet& x, const TileSet& dy, const device::DramMatrix& w, TileSet& dx,
+            GradientSink& sink, uint32_t weight) {
+    const ScratchScope scratch(ctx);
+    linear_backward(ctx, x, dy, w, {&dx, nullptr, nullptr});
+    linear_parameter_gradients(ctx, x, dy, sink, weight, weight + 1);
+}
+
 }  // namespace
+
+void encoder_layer_backward(KernelContext& ctx, const device::AttentionShape& shape, const EncoderLayerSaved& s,
+                            const EncoderLayerParameters& p, const TileSet& dy, GradientSink& sink, uint32_t first,
+                            TileSet& dx) {
+    const isa::DType mm = ctx.dtypes.matmul;
+    const uint32_t tokens = dy.rows, hidden = dy.columns, inter = p.intermediate.rows;
+
+    // Feed-forward block: LN2, output dense, GELU, intermediate dense, and the residual.
+    TileSet d_output_sum = tiles(ctx, tokens, hidden, mm, "d output sum");
+    norm_backward(ctx, *s.output_sum, dy, p.output_gamma_row, p.layer_norm_eps, d_output_sum, sink, first + kOutputNormGamma);
+    TileSet d_intermediate = tiles(ctx, tokens, inter, mm, "d intermediate");
+    linear(ctx, *s.intermediate, d_output_sum, p.output, d_intermediate, sink, first + kOutputWeight);
+    {
+        const ScratchScope scratch(ctx);
+        gelu_backward(ctx, *s.intermediate_in, d_intermediate, d_intermediate);  // in place: d intermediate in
+    }
+    const TileSet& d_intermediate_in = d_intermediate;
+    TileSet d_attended = tiles(ctx, tokens, hidden, mm, "d attended");
+    linear(ctx, *s.attended, d_intermediate_in, p.intermediate, d_attended, sink, first + kIntermediateWeight);
+    add_into(ctx, d_attended, d_output_sum);
+
+    // Attention block: LN1, output projection, attention, Q/K/V projections, and the residual.
+    norm_backward(ctx, *s.attention_sum, d_attended, p.attention_gamma_row, p.layer_norm_eps, dx, sink,
+                  first + kAttentionNormGamma);
+    TileSet d_context = tiles(ctx, tokens, hidden, mm, "d context");
+    linear(ctx, *s.context, dx, p.attention_output, d_context, sink, first + kAttentionOutputWeight);
+    TileSet d_context_t = tiles(ctx, hidden, tokens, mm, "d context^T");
+    transpose_tiles(ctx, d_context, d_context_t);
+    TileSet dq_t = tiles(ctx, hidden, tokens, mm, "dq^T"), dk_t = tiles(ctx, hidden, tokens, mm, "dk^T");
+    TileSet dv_t = tiles(ctx, hidden, tokens, mm, "dv^T");
+    {
+        const ScratchScope scratch(ctx);
+        attention_backward(ctx, shape, {s.q, s.k, s.q_t, s.k_t, s.v_t, &d_context, &d_context_t, p.mask},
+                           {&dq_t, &dk_t, &dv_t});
+    }
+    const std::pair<const TileSet*, uint32_t> projections[] = {
+        {&dq_t, kQueryWeight}, {&dk_t, kKeyWeight}, {&dv_t, kValueWeight}};
+    const device::DramMatrix* weights[] = {&p.query, &p.key, &p.value};
+    TileSet d_projection = tiles(ctx, tokens, hidden, mm, "d projection");
+    TileSet dx_part = tiles(ctx, tokens, hidden, mm, "dx part");
+    for (size_t i = 0; i < 3; ++i) {
+        const ScratchScope scratch(ctx);
+        transpose_tiles(ctx, *projections[i].first, d_projection);
+        linear(ctx, *s.x, d_projection, *weights[i], dx_part, sink, first + projections[i].second);
+        add_into(ctx, dx, dx_part);
+    }
+}
 
 EncoderLayerGradientTiles encoder_layer_backward(KernelContext& ctx, const device::AttentionShape& shape,
                                                  const EncoderLayerSaved& s, const EncoderLayerParameters& p,
                                                  const TileSet& dy) {
-    const isa::DType mm = ctx.dtypes.matmul;
-    const uint32_t tokens = dy.rows, hidden = dy.columns, inter = p.intermediate.rows;
-    EncoderLayerGradientTiles g{tiles(ctx, tokens, hidden, mm, "dx"),
+    const uint32_t tokens = dy.rows, hidden = dy.columns;
+    EncoderLayerGradientTiles g{tiles(ctx, tokens, hidden, ctx.dtypes.matmul, "dx"),
                                 linear_gradient_tiles(ctx, p.query, "query"),
                                 linear_gradient_tiles(ctx, p.key, "key"),
                                 linear_gradient_tiles(ctx, p.value, "value"),
@@ -45,42 +124,19 @@ EncoderLayerGradientTiles encoder_layer_backward(KernelContext& ctx, const devic
                                 linear_gradient_tiles(ctx, p.output, "output"),
                                 norm_gradient_tiles(ctx, hidden, "attention.norm"),
                                 norm_gradient_tiles(ctx, hidden, "output.norm")};
-
-    // Feed-forward block: LN2, output dense, GELU, intermediate dense, and the residual.
-    TileSet d_output_sum = tiles(ctx, tokens, hidden, mm, "d output sum");
-    layer_norm_backward(ctx, *s.output_sum, dy, p.output_gamma_row, p.layer_norm_eps,
-                        {&d_output_sum, &g.output_norm.gamma, &g.output_norm.beta});
-    TileSet d_intermediate = tiles(ctx, tokens, inter, mm, "d intermediate");
-    linear_backward(ctx, *s.intermediate, d_output_sum, p.output, {&d_intermediate, &g.output.weight, &g.output.bias});
-    TileSet d_intermediate_in = tiles(ctx, tokens, inter, mm, "d intermediate in");
-    gelu_backward(ctx, *s.intermediate_in, d_intermediate, d_intermediate_in);
-    TileSet d_attended = tiles(ctx, tokens, hidden, mm, "d attended");
-    linear_backward(ctx, *s.attended, d_intermediate_in, p.intermediate,
-                    {&d_attended, &g.intermediate.weight, &g.intermediate.bias});
-    add_into(ctx, d_attended, d_output_sum);
-
-    // Attention block: LN1, output projection, attention, Q/K/V projections, and the residual.
-    layer_norm_backward(ctx, *s.attention_sum, d_attended, p.attention_gamma_row, p.layer_norm_eps,
-                        {&g.input, &g.attention_norm.gamma, &g.attention_norm.beta});
-    TileSet d_context = tiles(ctx, tokens, hidden, mm, "d context");
-    linear_backward(ctx, *s.context, g.input, p.attention_output,
-                    {&d_context, &g.attention_output.weight, &g.attention_output.bias});
-    TileSet d_context_t = tiles(ctx, hidden, tokens, mm, "d context^T");
-    transpose_tiles(ctx, d_context, d_context_t);
-    TileSet dq_t = tiles(ctx, hidden, tokens, mm, "dq^T"), dk_t = tiles(ctx, hidden, tokens, mm, "dk^T");
-    TileSet dv_t = tiles(ctx, hidden, tokens, mm, "dv^T");
-    attention_backward(ctx, shape, {s.q, s.k, s.q_t, s.k_t, s.v_t, &d_context, &d_context_t, p.mask}, {&dq_t, &dk_t, &dv_t});
-    const std::pair<const TileSet*, LinearGradientTiles*> projections[] = {
-        {&dq_t, &g.query}, {&dk_t, &g.key}, {&dv_t, &g.value}};
-    const device::DramMatrix* weights[] = {&p.query, &p.key, &p.value};
-    TileSet d_projection = tiles(ctx, tokens, hidden, mm, "d projection");
-    TileSet dx_part = tiles(ctx, tokens, hidden, mm, "dx part");
-    for (size_t i = 0; i < 3; ++i) {
-        transpose_tiles(ctx, *projections[i].first, d_projection);
-        linear_backward(ctx, *s.x, d_projection, *weights[i],
-                        {&dx_part, &projections[i].second->weight, &projections[i].second->bias});
-        add_into(ctx, g.input, dx_part);
+    OnChipGradients sink;
+    const std::pair<LayerParameter, LinearGradientTiles*> linears[] = {
+        {kQueryWeight, &g.query}, {kKeyWeight, &g.key}, {kValueWeight, &g.value},
+        {kAttentionOutputWeight, &g.attention_output}, {kIntermediateWeight, &g.intermediate}, {kOutputWeight, &g.output}};
+    for (const auto& [id, lin] : linears) {
+        sink.add(id, &lin->weight);
+        sink.add(id + 1, &lin->bias);
     }
+    for (const auto& [id, norm] : {std::pair{kAttentionNormGamma, &g.attention_norm}, std::pair{kOutputNormGamma, &g.output_norm}}) {
+        sink.add(id, &norm->gamma);
+        sink.add(id + 1, &norm->beta);
+    }
+    encoder_layer_backward(ctx, shape, s, p, dy, sink, 0, g.input);
     return g;
 }
 

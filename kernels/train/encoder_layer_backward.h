@@ -8,7 +8,7 @@
 #pragma once
 
 #include "device/attention_kernel.h"
-#include "train/tile_products.h"
+#include "train/gradient_sink.h"
 
 namespace nsim::kernels::train {
 
@@ -40,7 +40,21 @@ struct EncoderLayerGradientTiles {
     NormGradientTiles attention_norm, output_norm;
 };
 
-// dy: the gradient of the layer's output, token-major in the matmul dtype.
+// A layer's parameters in the order a training step numbers them (bert_tensor_slots' order).
+enum LayerParameter : uint32_t {
+    kQueryWeight, kQueryBias, kKeyWeight, kKeyBias, kValueWeight, kValueBias, kAttentionOutputWeight,
+    kAttentionOutputBias, kAttentionNormGamma, kAttentionNormBeta, kIntermediateWeight, kIntermediateBias,
+    kOutputWeight, kOutputBias, kOutputNormGamma, kOutputNormBeta, kLayerParameters
+};
+
+// dy: the gradient of the layer's output, token-major in the matmul dtype. Every parameter's
+// gradient goes into `sink` (as parameter first_parameter + LayerParameter) as soon as it is made,
+// dL/dx into `dx` [tokens, hidden] (matmul dtype).
+void encoder_layer_backward(KernelContext& ctx, const device::AttentionShape& shape, const EncoderLayerSaved& saved,
+                            const EncoderLayerParameters& params, const TileSet& dy, GradientSink& sink,
+                            uint32_t first_parameter, TileSet& dx);
+
+// The same into whole on-chip TileSets.
 EncoderLayerGradientTiles encoder_layer_backward(KernelContext& ctx, const device::AttentionShape& shape,
                                                  const EncoderLayerSaved& saved, const EncoderLayerParameters& params,
                                                  const TileSet& dy);

@@ -11,6 +11,7 @@ namespace {
 using builder::View;
 using device::kFp32;
 constexpr float kClipEps = 1e-6f;  // torch.nn.utils.clip_grad_norm_'s
+constexpr uint64_t kSbufAlignmentSlack = 64;  // what the SBUF allocator may pad a buffer with
 struct Chunking {
     uint32_t rows_per_chunk = 0;
     uint64_t bytes = 0;  // of the largest chunk
@@ -29,8 +30,13 @@ public:
             room_bytes = std::max(room_bytes, chunking(p).bytes);
             widest = std::max(widest, p.columns);
         }
-        room_ = core_.sbuf_region(room_bytes, "optimizer parameter room");
         scratch_ = core_.sbuf(uint64_t(widest) * 2 * 4, "adamw scratch");
+        // Two rooms when SBUF has them (a chunk's loads overlap the update of the one before), else one
+        // used by every chunk (BERT-large: 4096-wide rows make the scratch 32 KiB).
+        const uint64_t free = core_.spec().sbuf.bytes_per_partition - std::min(core_.sbuf_used(), core_.spec().sbuf.bytes_per_partition);
+        rooms_[0] = core_.sbuf_region(room_bytes, "optimizer parameter room");
+        rooms_[1] = free >= 2 * room_bytes + 2 * kSbufAlignmentSlack ? core_.sbuf_region(room_bytes, "optimizer parameter room")
+                                                                      : rooms_[0];
         factor_ = gradient_factor();
         for (size_t i = 0; i < step_.parameters.size(); ++i) {
             const ParameterTensors& p = step_.parameters[i];
@@ -78,8 +84,8 @@ private:
             const ParameterTensors& p = step_.parameters[i];
             const uint32_t chunk = chunking(p).rows_per_chunk;
             for (uint32_t r = 0; r < p.rows; r += chunk) {
-                TileSet g = device::alias_tiles(core_, room_, 0, std::min(chunk, p.rows - r), p.columns, kFp32);
-                load_tiles(ctx_, channel_, {step_.gradients[i], kFp32, p.columns, r, 0}, g);
+                TileSet g = device::alias_tiles(core_, next_room(), 0, std::min(chunk, p.rows - r), p.columns, kFp32);
+                load_tiles(ctx_, channel_of(step_.gradients[i]), {step_.gradients[i], kFp32, p.columns, r, 0}, g);
                 for (uint32_t k = 0; k < g.tiles.size(); ++k) {
                     const uint32_t rows = g.rows_of(k);
                     const View a = builder::tile(scratch_, kFp32, 0, rows, 0, p.columns);
@@ -111,8 +117,9 @@ private:
     // AdamW on rows [first, first + rows) of `p`, and what it writes back.
     void update(const ParameterTensors& p, uint32_t gradient, uint32_t first, uint32_t rows) {
         uint64_t at = 0;
+        const builder::Buffer& room = next_room();
         auto next = [&](uint32_t r, uint32_t c, isa::DType dtype) {
-            TileSet t = device::alias_tiles(core_, room_, at, r, c, dtype);
+            TileSet t = device::alias_tiles(core_, room, at, r, c, dtype);
             at += bytes(r, c, dtype);
             return t;
         };
@@ -120,23 +127,23 @@ private:
         TileSet v = next(rows, p.columns, step_.states), g = next(rows, p.columns, kFp32);
         const DramBlock param_block{p.parameter, act_, p.columns, first, 0}, m_block{p.m, step_.states, p.columns, first, 0};
         const DramBlock v_block{p.v, step_.states, p.columns, first, 0};
-        load_tiles(ctx_, channel_, param_block, param);
-        load_tiles(ctx_, channel_, m_block, m);
-        load_tiles(ctx_, channel_, v_block, v);
-        load_tiles(ctx_, channel_, {gradient, kFp32, p.columns, first, 0}, g);
+        load_tiles(ctx_, channel_of(p.parameter), param_block, param);
+        load_tiles(ctx_, channel_of(p.m), m_block, m);
+        load_tiles(ctx_, channel_of(p.v), v_block, v);
+        load_tiles(ctx_, channel_of(gradient), {gradient, kFp32, p.columns, first, 0}, g);
         for (uint32_t k = 0; k < g.tiles.size(); ++k) {
             const View gk = g.view(k, 0, p.columns);
             core_.tensor_partition_scalar(isa::Engine::Dve, gk, gk, isa::AluOp::Multiply,
                                           builder::tile(factor_, kFp32, 0, g.rows_of(k), 0, 1));
         }
         adamw(ctx_, param, g, m, v, step_.scalars, step_.constants, scratch_);
-        store_tiles(ctx_, channel_, param, param_block);
-        store_tiles(ctx_, channel_, m, m_block);
-        store_tiles(ctx_, channel_, v, v_block);
+        store_tiles(ctx_, channel_of(p.parameter), param, param_block);
+        store_tiles(ctx_, channel_of(p.m), m, m_block);
+        store_tiles(ctx_, channel_of(p.v), v, v_block);
         if (p.transposed != isa::kNoTensor) {
             TileSet transposed = next(p.columns, rows, act_);
             transpose_tiles(ctx_, param, transposed);
-            store_tiles(ctx_, channel_, transposed, {p.transposed, act_, p.rows, 0, first});
+            store_tiles(ctx_, channel_of(p.transposed), transposed, {p.transposed, act_, p.rows, 0, first});
         }
     }
 
@@ -146,7 +153,11 @@ private:
     const OptimizerStep& step_;
     isa::DType act_;
     uint32_t tile_rows_;
-    builder::Buffer room_, scratch_, factor_;
+    builder::DmaChannel& channel_of(uint32_t tensor) const { return step_.channels ? step_.channels->of(tensor) : channel_; }
+    const builder::Buffer& next_room() { return rooms_[next_room_++ % 2]; }
+
+    builder::Buffer rooms_[2], scratch_, factor_;
+    uint32_t next_room_ = 0;
 };
 
 }  // namespace

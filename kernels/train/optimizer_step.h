@@ -6,10 +6,12 @@
 //     clamped to 1; skipped when max_grad_norm is 0),
 //   AdamW on every parameter (adamw.h), and write back what the next step reads: the parameter,
 //     m and v, and a linear weight's W^T (tensor-engine transposes of the updated W).
-// One parameter at a time (a large one in chunks of row tiles) through one on-chip room.
+// One parameter at a time (a large one in chunks of row tiles) through two on-chip rooms in turn, so
+// that a chunk's loads run while the chunk before is updated.
 #pragma once
 
 #include "train/adamw.h"
+#include "train/dram_tiles.h"
 #include "train/training_parameters.h"
 
 namespace nsim::kernels::train {
@@ -24,6 +26,8 @@ struct OptimizerStep {
     builder::Buffer scalars;  // fp32 [partitions, kAdamWScalars] (adamw.h)
     uint64_t chunk_bytes = 48 * 1024;  // per partition: p, m, v, g and W^T of one chunk of rows (at least one tile)
     uint32_t grad_norm_output = isa::kNoTensor;  // fp32 [1, 1]: the averaged gradient's norm (when clipping)
+    // Each tensor's loads and stores on its channel of these (null: all on the step's channel).
+    const TensorChannels* channels = nullptr;
 };
 
 void optimizer_step(KernelContext& ctx, builder::DmaChannel& channel, const OptimizerStep& step);

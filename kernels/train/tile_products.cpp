@@ -11,12 +11,17 @@ using device::split;
 using builder::View;
 
 void contract_tokens(KernelContext& ctx, const TileSet& a, const TileSet& b, TileSet& out) {
+    contract_tokens(ctx, a, b, out, Range{0, a.columns}, Range{0, b.columns});
+}
+
+void contract_tokens(KernelContext& ctx, const TileSet& a, const TileSet& b, TileSet& out, Range m_block, Range n_block) {
     if (a.rows != b.rows || a.tile_rows != b.tile_rows || a.dtype != b.dtype)
         throw std::logic_error("contract_tokens: operands of different token tilings or dtypes");
-    if (out.rows != a.columns || out.columns != b.columns) throw std::logic_error("contract_tokens: output shape");
+    if (m_block.end() > a.columns || n_block.end() > b.columns) throw std::logic_error("contract_tokens: block outside the operands");
+    if (out.rows != m_block.size || out.columns != n_block.size) throw std::logic_error("contract_tokens: output shape");
     const uint32_t chunk = std::min(ctx.max_moving(), ctx.bank_fp32_elements());
-    const std::vector<Range> out_tiles = split(a.columns, std::min(out.tile_rows, ctx.max_stationary()));
-    const std::vector<Range> chunks = split(b.columns, chunk);
+    const std::vector<Range> out_tiles = split(m_block.size, std::min(out.tile_rows, ctx.max_stationary()));
+    const std::vector<Range> chunks = split(n_block.size, chunk);
     uint32_t evacuation = 0;
     for (uint32_t i = 0; i < out_tiles.size(); ++i) {
         const Range m = out_tiles[i];
@@ -24,7 +29,8 @@ void contract_tokens(KernelContext& ctx, const TileSet& a, const TileSet& b, Til
             const uint32_t bank = ctx.psum.next_bank();
             const View acc = device::psum_tile(ctx.core, bank, m.size, 0, n.size);
             for (uint32_t k = 0; k < a.tiles.size(); ++k)
-                ctx.core.matmul(acc, a.view(k, m.begin, m.size), b.view(k, n.begin, n.size), k > 0);
+                ctx.core.matmul(acc, a.view(k, m_block.begin + m.begin, m.size), b.view(k, n_block.begin + n.begin, n.size),
+                                k > 0);
             // Evacuations alternate between the scalar and the vector engine, as the forward kernels do.
             const View dst = chunks.size() > 1 ? out.view(i, n.begin, n.size).part() : out.view(i, n.begin, n.size);
             if (evacuation++ % 2 == 0) ctx.core.activation(dst, acc, isa::ActivationFunction::Identity);

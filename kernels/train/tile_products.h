@@ -25,6 +25,10 @@ using builder::CoreBuilder;
 
 // a [T, M], b [T, N] token-major with the same token tiling and dtype; out [M, N] (M on partitions).
 void contract_tokens(KernelContext& ctx, const TileSet& a, const TileSet& b, TileSet& out);
+// One block of that product: out [m.size, n.size] = rows m x columns n of a^T b (columns m of a,
+// columns n of b). What a gradient made a block at a time goes through (gradient_sink.h).
+void contract_tokens(KernelContext& ctx, const TileSet& a, const TileSet& b, TileSet& out, device::Range m,
+                     device::Range n);
 
 // in [R, C] -> out [C, R].
 void transpose_tiles(KernelContext& ctx, const TileSet& in, TileSet& out);

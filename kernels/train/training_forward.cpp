@@ -1,5 +1,7 @@
 #include "train/training_forward.h"
 
+#include "train/activation_spill.h"
+
 namespace nsim::kernels::train {
 namespace {
 
@@ -18,17 +20,30 @@ public:
     ForwardTiles run() {
         ForwardTiles f;
         f.embedding_sum = tiles(tokens_, hidden_, ctx_.dtypes.activation, "embedding sum");
+        if (in_.spill)
+            for (Carry& c : carries_) {
+                c.x = tiles(tokens_, hidden_, ctx_.dtypes.activation, "layer input");
+                c.x_t = tiles(hidden_, tokens_, ctx_.dtypes.matmul, "layer input^T");
+            }
+        layer_mark_ = ctx_.core.sbuf_mark();
         const builder::Buffer region =
             ctx_.core.sbuf_region(device::embedding_scratch_bytes(hidden_, ctx_.dtypes), "embedding scratch");
         device::EmbeddingScratch scratch = device::alias_embedding_scratch(ctx_.core, region, 0, hidden_, ctx_.dtypes);
-        device::device_embedding(ctx_, model_.tables, in_.input_ids, in_.token_types, 0, in_.shape.batch,
+        device::device_embedding(ctx_, model_.tables, in_.input_ids, in_.token_types, in_.first_row, in_.shape.batch,
                                  in_.shape.seq, channel_, scratch, f.embedding_sum);
         TileSet x, x_t;
+        carry(0, x, x_t);
         normalized(f.embedding_sum, model_.embedding_norm, "embedding output", x, x_t);
-        for (const TrainedLayer& layer : model_.layers) {
-            f.layers.push_back(encoder_layer(layer, std::move(x), std::move(x_t)));
-            normalized(f.layers.back().output_sum, layer.output_norm, "layer output", x, x_t);
+        for (uint32_t l = 0; l < model_.layers.size(); ++l) {
+            if (in_.spill) ctx_.core.sbuf_rewind(layer_mark_);
+            const TrainedLayer layer = with_on_chip_rows(ctx_, channel_, model_.layers[l]);
+            LayerActivationTiles a = encoder_layer(layer, std::move(x), std::move(x_t));
+            carry(l + 1, x, x_t);
+            normalized(a.output_sum, layer.output_norm, "layer output", x, x_t);
+            if (in_.spill) in_.spill->store(ctx_, l, a);
+            else f.layers.push_back(std::move(a));
         }
+        if (in_.spill) ctx_.core.sbuf_rewind(layer_mark_);
         f.output = std::move(x);
         f.output_t = std::move(x_t);
         head(f);
@@ -36,6 +51,12 @@ public:
     }
 
 private:
+    // With a spill, layer l's input and output live in the two carries in turn (empty otherwise:
+    // normalized allocates them).
+    void carry(uint32_t l, TileSet& x, TileSet& x_t) const {
+        x = carries_[l % 2].x;
+        x_t = carries_[l % 2].x_t;
+    }
     uint32_t tile_rows() const { return device::partition_tile_rows(ctx_.core.spec()); }
     TileSet tiles(uint32_t rows, uint32_t columns, isa::DType dtype, const std::string& what) {
         return device::allocate_tiles(ctx_.core, rows, columns, dtype, what);
@@ -61,9 +82,10 @@ private:
         add_bias_row(sum, *w.bias_row);
     }
     // LN(sum) token-major in `x` and feature-major in `x_t`; `sum` is kept.
+    // x and x_t: given buffers, or (empty) new ones.
     void normalized(const TileSet& sum, const TrainedNorm& norm, const std::string& what, TileSet& x, TileSet& x_t) {
-        x = tiles(tokens_, hidden_, ctx_.dtypes.activation, what);
-        x_t = tiles(hidden_, tokens_, ctx_.dtypes.matmul, what + "^T");
+        if (x.tiles.empty()) x = tiles(tokens_, hidden_, ctx_.dtypes.activation, what);
+        if (x_t.tiles.empty()) x_t = tiles(hidden_, tokens_, ctx_.dtypes.matmul, what + "^T");
         copy(sum, x);
         device::LayerNormParams p;
         p.gamma_row = norm.gamma_row;
@@ -138,6 +160,11 @@ private:
     uint32_t tokens_, hidden_;
     device::LayerNormScratch norm_scratch_;
     ColumnParams zero_value_bias_;
+    struct Carry {
+        TileSet x, x_t;
+    };
+    Carry carries_[2];
+    uint64_t layer_mark_ = 0;
 };
 
 }  // namespace

@@ -8,8 +8,11 @@
 //   the context transposed to token-major; the pre-norm sums (x + dense + bias) kept, layernorm run
 //     on a copy of them (layer_norm writes in place); the FFN's pre-GELU activations feature-major
 //     with GELU applied by the scalar engine into a second tensor, both transposed to token-major.
-// Every kept tensor is its own on-chip buffer (a small model: 2 layers x 128 hidden x 32 tokens is
-// tens of KiB per partition); a large model would spill them to device memory (not built).
+// Every kept tensor is its own on-chip buffer. Kept on chip (a small model: 2 layers x 128 hidden x
+// 32 tokens is tens of KiB per partition), or, with an ActivationSpill, stored to device memory as
+// soon as its layer is done, the layer's SBUF then going to the next one (its input and output stay
+// on chip in two buffers the layers take in turn), and each encoder layer's on-chip parameter copies
+// loaded when it runs (with_on_chip_rows).
 #pragma once
 
 #include "device/attention_kernel.h"
@@ -25,17 +28,27 @@ struct LayerActivationTiles {
     TileSet x, x_t, q, k, q_t, k_t, v_t, context, attention_sum, attended, intermediate_in, intermediate, output_sum;
     EncoderLayerSaved saved() const;
 };
+// What the backward reads of them (all but x_t), in the order an ActivationSpill stores them.
+inline constexpr TileSet LayerActivationTiles::*kKeptActivations[] = {
+    &LayerActivationTiles::x, &LayerActivationTiles::q, &LayerActivationTiles::k, &LayerActivationTiles::q_t,
+    &LayerActivationTiles::k_t, &LayerActivationTiles::v_t, &LayerActivationTiles::context,
+    &LayerActivationTiles::attention_sum, &LayerActivationTiles::attended, &LayerActivationTiles::intermediate_in,
+    &LayerActivationTiles::intermediate, &LayerActivationTiles::output_sum};
+
+class ActivationSpill;
 
 struct ForwardTiles {
     TileSet embedding_sum;                    // word + position + token type, before layernorm
-    std::vector<LayerActivationTiles> layers;
+    std::vector<LayerActivationTiles> layers;  // empty when spilled
     TileSet output, output_t;                 // the encoder's output, both layouts
     TileSet cls, pooled;                      // [batch, hidden]: the first tokens, tanh(pooler)
     TileSet logits;                           // [batch, labels] fp32
 };
 
 struct ForwardInputs {
-    uint32_t input_ids = 0, token_types = 0;  // int32 [batch, seq] tensors in device memory
+    uint32_t input_ids = 0, token_types = 0;  // int32 [rows, seq] tensors in device memory
+    uint32_t first_row = 0;                   // the first of their rows this forward reads (shape.batch of them)
+    ActivationSpill* spill = nullptr;         // where the layers' activations go; null: kept on chip
     device::AttentionShape shape;
     float layer_norm_eps = 1e-12f;
 };

@@ -21,6 +21,37 @@ std::pair<uint32_t, uint32_t> matrix_shape(const Tensor& t) {
     return t.shape.size() == 1 ? std::pair{1u, uint32_t(t.shape[0])} : std::pair{uint32_t(t.shape[0]), uint32_t(t.shape[1])};
 }
 
+// Parameter `tensor` ([1, n] in the activation dtype) broadcast over every partition of a new
+// buffer of `dtype`, at every execution (so it is the parameter the last step wrote).
+builder::Buffer broadcast(KernelContext& ctx, builder::DmaChannel& channel, const std::string& name, uint32_t tensor,
+                          uint32_t n, isa::DType dtype) {
+    const uint32_t partitions = ctx.partitions();
+    const builder::Buffer b = ctx.core.sbuf(uint64_t(n) * isa::size_in_bytes(dtype), name);
+    const View src = builder::dram(builder::dram_rows(tensor, ctx.dtypes.activation, n, 0, partitions, 0, n, 0));
+    ctx.core.dma(channel, builder::CoreBuilder::split_rows(builder::tile(b, dtype, 0, partitions, 0, n), src, 1));
+    return b;
+}
+
+// Parameter `tensor` ([1, n]) as fp32 columns: feature i * tile_rows + p in column i of
+// partition p (device::ColumnParams), read with a strided transfer at every execution.
+device::ColumnParams columns(KernelContext& ctx, builder::DmaChannel& channel, const std::string& name, uint32_t tensor,
+                             uint32_t n) {
+    const isa::DType act = ctx.dtypes.activation;
+    const uint32_t rows = device::partition_tile_rows(ctx.core.spec());
+    const uint32_t full = n / rows, tail = n % rows, count = full + (tail > 0);
+    const builder::Buffer b = ctx.core.sbuf(uint64_t(count) * 4, name);
+    auto strided = [&](uint32_t partitions, uint32_t first_column, uint32_t columns) {
+        isa::AccessPattern src = builder::dram_rows(tensor, act, 1, 0, partitions, 0, 1, 1);
+        src.offset = uint64_t(first_column) * rows * isa::size_in_bytes(act);
+        src.dims[0] = {int32_t(rows), columns};
+        const View dst = builder::tile(b, isa::DType::Fp32, 0, partitions, first_column, columns);
+        ctx.core.dma(channel, {builder::DmaPiece{full > 0 && tail > 0 ? dst.part() : dst, builder::dram(src)}});
+    };
+    if (full > 0) strided(rows, 0, full);
+    if (tail > 0) strided(tail, full, 1);
+    return {b, 0};
+}
+
 class Loader {
 public:
     Loader(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel, isa::DType states)
@@ -35,34 +66,6 @@ public:
                                    t.values.empty() ? std::vector<uint8_t>{} : builder::encode_values(t.values, dtype));
     }
 
-    // Parameter `tensor` ([1, n] in the activation dtype) broadcast over every partition of a new
-    // buffer of `dtype`, at every execution (so it is the parameter the last step wrote).
-    builder::Buffer broadcast(const std::string& name, uint32_t tensor, uint32_t n, isa::DType dtype) {
-        const uint32_t partitions = ctx_.partitions();
-        const builder::Buffer b = ctx_.core.sbuf(uint64_t(n) * isa::size_in_bytes(dtype), name);
-        const View src = builder::dram(builder::dram_rows(tensor, act_, n, 0, partitions, 0, n, 0));
-        ctx_.core.dma(channel_, builder::CoreBuilder::split_rows(builder::tile(b, dtype, 0, partitions, 0, n), src, 1));
-        return b;
-    }
-
-    // Parameter `tensor` ([1, n]) as fp32 columns: feature i * tile_rows + p in column i of
-    // partition p (device::ColumnParams), read with a strided transfer at every execution.
-    device::ColumnParams columns(const std::string& name, uint32_t tensor, uint32_t n) {
-        const uint32_t rows = device::partition_tile_rows(ctx_.core.spec());
-        const uint32_t full = n / rows, tail = n % rows, count = full + (tail > 0);
-        const builder::Buffer b = ctx_.core.sbuf(uint64_t(count) * 4, name);
-        auto strided = [&](uint32_t partitions, uint32_t first_column, uint32_t columns) {
-            isa::AccessPattern src = builder::dram_rows(tensor, act_, 1, 0, partitions, 0, 1, 1);
-            src.offset = uint64_t(first_column) * rows * isa::size_in_bytes(act_);
-            src.dims[0] = {int32_t(rows), columns};
-            const View dst = builder::tile(b, isa::DType::Fp32, 0, partitions, first_column, columns);
-            ctx_.core.dma(channel_, {builder::DmaPiece{full > 0 && tail > 0 ? dst.part() : dst, builder::dram(src)}});
-        };
-        if (full > 0) strided(rows, 0, full);
-        if (tail > 0) strided(tail, full, 1);
-        return {b, 0};
-    }
-
     // The parameter (activation dtype) and its states, remembered for AdamW.
     ParameterTensors& parameter(const std::string& name, const Tensor& p, const Tensor& m, const Tensor& v) {
         const auto [rows, columns] = matrix_shape(p);
@@ -73,7 +76,7 @@ public:
     }
 
     TrainedLinear linear(const std::string& name, const LinearWeights& w, const LinearWeights& m,
-                         const LinearWeights& v, bool bias_row) {
+                         const LinearWeights& v, bool bias_row, bool on_chip) {
         const isa::DType mm = ctx_.dtypes.matmul;
         const uint32_t out = uint32_t(w.weight.shape[0]), in = uint32_t(w.weight.shape[1]);
         TrainedLinear t;
@@ -81,20 +84,22 @@ public:
         weight.transposed = add(name + ".weight^T", transposed(w.weight), mm);
         t.backward = {weight.parameter, out, in, mm};
         t.forward = {weight.transposed, in, out, mm};
-        const uint32_t bias = parameter(name + ".bias", w.bias, m.bias, v.bias).parameter;
-        t.bias_columns = columns(name + ".bias/columns", bias, out);
-        if (bias_row) t.bias_row = broadcast(name + ".bias/row", bias, out, isa::DType::Fp32);
+        t.name = name;
+        t.bias = parameter(name + ".bias", w.bias, m.bias, v.bias).parameter;
+        t.wants_bias_row = bias_row;
+        if (on_chip) load_on_chip_rows(ctx_, channel_, t);
         return t;
     }
 
     TrainedNorm norm(const std::string& name, const LayerNormWeights& w, const LayerNormWeights& m,
-                     const LayerNormWeights& v) {
-        const uint32_t n = uint32_t(w.gamma.shape.at(0));
-        const uint32_t gamma = parameter(name + ".weight", w.gamma, m.gamma, v.gamma).parameter;
-        const uint32_t beta = parameter(name + ".bias", w.beta, m.beta, v.beta).parameter;
-        return {broadcast(name + ".weight/row", gamma, n, act_), broadcast(name + ".bias/row", beta, n, act_),
-                broadcast(name + ".weight/fp32 row", gamma, n, isa::DType::Fp32), columns(name + ".weight/columns", gamma, n),
-                columns(name + ".bias/columns", beta, n)};
+                     const LayerNormWeights& v, bool on_chip) {
+        TrainedNorm t;
+        t.name = name;
+        t.size = uint32_t(w.gamma.shape.at(0));
+        t.gamma = parameter(name + ".weight", w.gamma, m.gamma, v.gamma).parameter;
+        t.beta = parameter(name + ".bias", w.beta, m.beta, v.beta).parameter;
+        if (on_chip) load_on_chip_rows(ctx_, channel_, t);
+        return t;
     }
 
     device::DramMatrix table(const std::string& name, const Tensor& w, const Tensor& m, const Tensor& v) {
@@ -127,27 +132,56 @@ TrainedBert load_trained_bert(KernelContext& ctx, builder::ProgramBuilder& progr
     t.tables.position = load.table("bert.embeddings.position_embeddings.weight", we.position, me.position, ve.position);
     t.tables.token_type =
         load.table("bert.embeddings.token_type_embeddings.weight", we.token_type, me.token_type, ve.token_type);
-    t.embedding_norm = load.norm("bert.embeddings.LayerNorm", we.layer_norm, me.layer_norm, ve.layer_norm);
+    t.embedding_norm = load.norm("bert.embeddings.LayerNorm", we.layer_norm, me.layer_norm, ve.layer_norm, true);
     for (size_t l = 0; l < w.layers.size(); ++l) {
         const BertLayerWeights &wl = w.layers[l], &ml = m.layers[l], &vl = v.layers[l];
         const std::string p = "bert.encoder.layer." + std::to_string(l);
         TrainedLayer layer;
-        layer.query = load.linear(p + ".attention.self.query", wl.query, ml.query, vl.query, false);
-        layer.key = load.linear(p + ".attention.self.key", wl.key, ml.key, vl.key, false);
-        layer.value = load.linear(p + ".attention.self.value", wl.value, ml.value, vl.value, false);
+        layer.query = load.linear(p + ".attention.self.query", wl.query, ml.query, vl.query, false, false);
+        layer.key = load.linear(p + ".attention.self.key", wl.key, ml.key, vl.key, false, false);
+        layer.value = load.linear(p + ".attention.self.value", wl.value, ml.value, vl.value, false, false);
         layer.attention_output = load.linear(p + ".attention.output.dense", wl.attention_output, ml.attention_output,
-                                             vl.attention_output, true);
+                                             vl.attention_output, true, false);
         layer.attention_norm = load.norm(p + ".attention.output.LayerNorm", wl.attention_layer_norm,
-                                         ml.attention_layer_norm, vl.attention_layer_norm);
-        layer.intermediate = load.linear(p + ".intermediate.dense", wl.intermediate, ml.intermediate, vl.intermediate, false);
-        layer.output = load.linear(p + ".output.dense", wl.output, ml.output, vl.output, true);
+                                         ml.attention_layer_norm, vl.attention_layer_norm, false);
+        layer.intermediate = load.linear(p + ".intermediate.dense", wl.intermediate, ml.intermediate, vl.intermediate, false, false);
+        layer.output = load.linear(p + ".output.dense", wl.output, ml.output, vl.output, true, false);
         layer.output_norm = load.norm(p + ".output.LayerNorm", wl.output_layer_norm, ml.output_layer_norm,
-                                      vl.output_layer_norm);
+                                      vl.output_layer_norm, false);
         t.layers.push_back(layer);
     }
-    t.pooler = load.linear("bert.pooler.dense", w.pooler, m.pooler, v.pooler, false);
-    t.classifier = load.linear("classifier", w.classifier, m.classifier, v.classifier, true);
+    t.pooler = load.linear("bert.pooler.dense", w.pooler, m.pooler, v.pooler, false, true);
+    t.classifier = load.linear("classifier", w.classifier, m.classifier, v.classifier, true, true);
     t.parameters = std::move(load.parameters);
+    return t;
+}
+
+void load_on_chip_rows(KernelContext& ctx, builder::DmaChannel& channel, TrainedLinear& t) {
+    t.bias_columns = columns(ctx, channel, t.name + ".bias/columns", t.bias, t.forward.columns);
+    if (t.wants_bias_row) t.bias_row = broadcast(ctx, channel, t.name + ".bias/row", t.bias, t.forward.columns, isa::DType::Fp32);
+}
+
+void load_on_chip_rows(KernelContext& ctx, builder::DmaChannel& channel, TrainedNorm& t) {
+    const isa::DType act = ctx.dtypes.activation;
+    t.gamma_row = broadcast(ctx, channel, t.name + ".weight/row", t.gamma, t.size, act);
+    t.beta_row = broadcast(ctx, channel, t.name + ".bias/row", t.beta, t.size, act);
+    t.gamma_row_fp32 = broadcast(ctx, channel, t.name + ".weight/fp32 row", t.gamma, t.size, isa::DType::Fp32);
+    t.gamma_column = columns(ctx, channel, t.name + ".weight/columns", t.gamma, t.size);
+    t.beta_column = columns(ctx, channel, t.name + ".bias/columns", t.beta, t.size);
+}
+
+TrainedLayer with_on_chip_rows(KernelContext& ctx, builder::DmaChannel& channel, const TrainedLayer& layer,
+                               LayerPass pass) {
+    TrainedLayer t = layer;
+    if (pass == LayerPass::Backward) {
+        for (TrainedNorm* n : {&t.attention_norm, &t.output_norm})
+            n->gamma_row_fp32 = broadcast(ctx, channel, n->name + ".weight/fp32 row", n->gamma, n->size, isa::DType::Fp32);
+        return t;
+    }
+    for (TrainedLinear* l : {&t.query, &t.key, &t.value, &t.attention_output, &t.intermediate, &t.output})
+        load_on_chip_rows(ctx, channel, *l);
+    load_on_chip_rows(ctx, channel, t.attention_norm);
+    load_on_chip_rows(ctx, channel, t.output_norm);
     return t;
 }
 

@@ -16,14 +16,22 @@
 
 namespace nsim::kernels::train {
 
+// A linear layer's and a layernorm's parameters: in device memory, and their on-chip copies (set by
+// load_on_chip_rows; an encoder layer's are loaded each time the layer runs, with_on_chip_rows, so
+// that only the running layer's occupy SBUF).
 struct TrainedLinear {
+    std::string name;
     device::DramMatrix forward;   // W^T [in, out] (matmul dtype)
     device::DramMatrix backward;  // W [out, in]: also the parameter AdamW updates
+    uint32_t bias = 0;            // the bias parameter [1, out]
+    bool wants_bias_row = false;  // its output is token-major: it adds the bias as a row
     device::ColumnParams bias_columns;        // fp32, per output feature on partitions
     std::optional<builder::Buffer> bias_row;  // fp32 [partitions, out], for token-major outputs
 };
 
 struct TrainedNorm {
+    std::string name;
+    uint32_t gamma = 0, beta = 0, size = 0;  // the parameters [1, size]
     builder::Buffer gamma_row, beta_row;  // activation dtype [partitions, hidden]
     builder::Buffer gamma_row_fp32;       // the backward's
     device::ColumnParams gamma_column, beta_column;
@@ -54,12 +62,22 @@ struct TrainedBert {
 
 // Adds every tensor to `program` (m and v: AdamW's states before this step, the same layout as
 // `weights`, stored as `states`: fp32 or the activation dtype) and loads the on-chip ones over
-// `channel`. The parameters, states and W^T are Scratch tensors (loaded once, then the program's to
-// update); the on-chip copies (bias columns and rows, layernorm rows) are read from the parameters
-// at each execution, so a step sees what the one before it wrote.
+// `channel` (the embeddings', pooler's and classifier's; the encoder layers' are left to
+// with_on_chip_rows). The parameters, states and W^T are Scratch tensors (loaded once, then the
+// program's to update); the on-chip copies (bias columns and rows, layernorm rows) are read from the
+// parameters at each execution, so a step sees what the one before it wrote.
 TrainedBert load_trained_bert(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel,
                               const BertWeights& weights, const BertWeights& m, const BertWeights& v,
                               isa::DType states = isa::DType::Fp32);
+
+// The on-chip copies of a parameter read from device memory over `channel` into new SBUF buffers.
+void load_on_chip_rows(KernelContext& ctx, builder::DmaChannel& channel, TrainedLinear& linear);
+void load_on_chip_rows(KernelContext& ctx, builder::DmaChannel& channel, TrainedNorm& norm);
+// A copy of an encoder layer with the on-chip copies its forward reads loaded (all of them), or
+// those its backward reads (the layernorms' fp32 gamma rows; encoder_layer_backward).
+enum class LayerPass { Forward, Backward };
+TrainedLayer with_on_chip_rows(KernelContext& ctx, builder::DmaChannel& channel, const TrainedLayer& layer,
+                               LayerPass pass = LayerPass::Forward);
 
 // An fp32 [tile rows, count] buffer of zeros: the value bias of attention when V already holds it.
 device::ColumnParams zero_columns(KernelContext& ctx, uint32_t count);

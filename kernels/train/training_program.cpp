@@ -8,13 +8,17 @@
 #include <stdexcept>
 
 #include "builder/program_builder.h"
+#include "train/activation_spill.h"
 
 namespace nsim::kernels::train {
 namespace {
 
 // DMA queue classes: the step's own loads and stores on the first, the weight ring's slots from the
-// third on (as the kernel tests run them), PSUM as one ring of every bank.
+// third on (as the kernel tests run them), PSUM as one ring of every bank. Weight slots of 4 KiB per
+// partition, as the inference program's when SBUF has room (DMABW: >= 4 KiB per partition to
+// saturate the DMA engines; narrower slots make many small transfers that pay the fixed DMA cost).
 constexpr uint32_t kStepClass = 0, kWeightClasses = 2, kWeightSlots = 3;
+constexpr uint64_t kWeightSlotBytes = 4096;
 
 // AdamW's first states: zeros (none for a timing-only program).
 BertWeights zeros_like(const BertWeights& w) {
@@ -46,7 +50,8 @@ TrainingStateBytes training_state_bytes(const isa::Container& program) {
     };
     TrainingStateBytes b;
     for (const isa::TensorInfo& t : program.tensors) {
-        if (t.location != isa::TensorLocation::Device || t.role != isa::TensorRole::Scratch) continue;
+        if (t.location != isa::TensorLocation::Device || t.role != isa::TensorRole::Scratch || is_spilled_activation(t.name))
+            continue;
         if (ends_with(t.name, gradient_tensor(""))) b.gradients += t.size_bytes();
         else if (ends_with(t.name, m_tensor("")) || ends_with(t.name, v_tensor(""))) b.optimizer_states += t.size_bytes();
         else b.weights += t.size_bytes();
@@ -83,6 +88,11 @@ std::vector<std::string> step_phase_marks(const isa::Container& program) {
     return names;
 }
 
+namespace {
+isa::Container build_step_program(const config::NeuronCoreSpec& spec, const TrainingProgramOptions& o,
+                                  const TrainingOptions& step, const BertWeights& start, const BertWeights& zeros);
+}  // namespace
+
 isa::Container build_training_program(const config::NeuronCoreSpec& spec, const TrainingProgramOptions& o,
                                       const BertWeights& weights) {
     if (o.precision != device::Precision::Fp32 && o.precision != device::Precision::Bf16)
@@ -98,25 +108,54 @@ isa::Container build_training_program(const config::NeuronCoreSpec& spec, const 
     if (o.step.seq > std::min(spec.tensor.max_moving_free, tile_rows))
         throw std::invalid_argument(fmt::format("seq {} exceeds the {} tokens one attention block of the training kernels takes",
                                                 o.step.seq, std::min(spec.tensor.max_moving_free, tile_rows)));
+    // A timing-only program has no contents, whatever values `weights` holds.
+    const BertWeights shapes = o.timing_only ? shape_only_bert_weights(c) : BertWeights{};
+    const BertWeights& start = o.timing_only ? shapes : weights;
+    const BertWeights zeros = zeros_like(start);
+    // As the options say when they fit; else (unless they fix the pass) with the activations in
+    // device memory and the micro-batch in the largest passes that fit, as build_bert_program cuts an
+    // inference batch SBUF cannot hold.
+    std::vector<TrainingOptions> attempts = {o.step};
+    if (o.step.pass_batch == 0)
+        for (uint32_t pass = o.step.micro_batch; pass >= 1; --pass) {
+            if (o.step.micro_batch % pass != 0) continue;
+            TrainingOptions spilled = o.step;
+            spilled.spill_activations = true;
+            spilled.pass_batch = pass;
+            if (!(o.step.spill_activations && pass == o.step.micro_batch)) attempts.push_back(spilled);
+        }
+    std::string refusal;
+    for (const TrainingOptions& step : attempts) {
+        try {
+            return build_step_program(spec, o, step, start, zeros);
+        } catch (const std::length_error& e) {
+            refusal = e.what();
+        }
+    }
+    const std::string how = o.step.pass_batch ? fmt::format("in passes of {} sequence(s)", o.step.pass_batch)
+                                              : std::string("even one sequence at a time");
+    throw std::invalid_argument(fmt::format("{} with micro-batch {} x seq {} does not fit on one {} core, {} with its "
+                                            "activations in device memory: {}",
+                                            o.model_name, o.step.micro_batch, o.step.seq, spec.name, how, refusal));
+}
+
+namespace {
+
+isa::Container build_step_program(const config::NeuronCoreSpec& spec, const TrainingProgramOptions& o,
+                                  const TrainingOptions& step, const BertWeights& start, const BertWeights& zeros) {
+    const BertConfig& c = start.config;
     const device::DtypePlan dtypes = device::dtypes_for(o.precision);
     builder::ProgramBuilder program(spec, 1);
     if (o.stochastic_rounding_seed) program.set_stochastic_rounding(*o.stochastic_rounding_seed);
     builder::CoreBuilder& core = program.core(0);
     builder::DmaChannel& channel = core.dma_channel("step", kStepClass);
-    TrainingProgram built;
-    try {
-        device::WeightRing ring(core, kWeightSlots, spec.tensor.max_moving_free, dtypes.matmul, kWeightClasses);
-        device::PsumRing psum(core, 0, core.psum_banks());
-        device::KernelContext ctx{core, ring, psum, dtypes};
-        // A timing-only program has no contents, whatever values `weights` holds.
-        const BertWeights shapes = o.timing_only ? shape_only_bert_weights(c) : BertWeights{};
-        const BertWeights& start = o.timing_only ? shapes : weights;
-        const BertWeights zeros = zeros_like(start);
-        built = training_step(ctx, program, channel, start, zeros, zeros, o.step);
-    } catch (const std::length_error& e) {
-        throw std::invalid_argument(fmt::format("{} with micro-batch {} x seq {} does not fit on one {} core: {}",
-                                                o.model_name, o.step.micro_batch, o.step.seq, spec.name, e.what()));
-    }
+    const uint32_t width = std::max(spec.tensor.max_moving_free, spec.tensor.max_stationary_free);
+    const uint32_t slot_columns =
+        std::max<uint32_t>(1, uint32_t(kWeightSlotBytes / isa::size_in_bytes(dtypes.matmul)) / width) * width;
+    device::WeightRing ring(core, kWeightSlots, slot_columns, dtypes.matmul, kWeightClasses);
+    device::PsumRing psum(core, 0, core.psum_banks());
+    device::KernelContext ctx{core, ring, psum, dtypes};
+    const TrainingProgram built = training_step(ctx, program, channel, start, zeros, zeros, step);
     program.set_metadata("kind", kTrainingProgramKind);
     program.set_metadata("task", o.task);
     program.set_metadata("model", o.model_name);
@@ -124,6 +163,8 @@ isa::Container build_training_program(const config::NeuronCoreSpec& spec, const 
     program.set_metadata("micro_batch", std::to_string(o.step.micro_batch));
     program.set_metadata("seq_len", std::to_string(o.step.seq));
     program.set_metadata("grad_accum", std::to_string(o.step.grad_accum));
+    program.set_metadata("sequences_per_pass", std::to_string(step.pass_batch ? step.pass_batch : step.micro_batch));
+    program.set_metadata("activations", step.spill_activations ? "device memory" : "on chip");
     program.set_metadata("cores", "1");
     program.set_metadata("max_grad_norm", fmt::format("{}", o.step.max_grad_norm));
     program.set_metadata("optimizer", o.step.optimizer_states == isa::DType::Fp32 ? "adamw (fp32 states)"
@@ -143,5 +184,7 @@ isa::Container build_training_program(const config::NeuronCoreSpec& spec, const 
     program.set_metadata("bert_config", bert_config_to_json(c).dump());
     return program.finish();
 }
+
+}  // namespace
 
 }  // namespace nsim::kernels::train

@@ -48,7 +48,8 @@ struct TrainingStateBytes {
     uint64_t total() const { return weights + gradients + optimizer_states; }
 };
 TrainingStateBytes training_state_bytes(const BertConfig& config, const TrainingProgramOptions& options);
-// The same, from the device tensors a built program has (its Scratch tensors by name).
+// The same, from the device tensors a built program has (its Scratch tensors by name; spilled
+// activations are not state).
 TrainingStateBytes training_state_bytes(const isa::Container& program);
 
 // std::invalid_argument (one line naming what does not fit) when that state exceeds `core_bytes`,

@@ -1,13 +1,16 @@
 // One optimizer step of BertForSequenceClassification as ONE device program on one NeuronCore,
 // executed once per step with that step's micro-batches and learning rate (the BERT script's
 // structure, training.md A2.2):
-//   per micro-step k (grad_accum of them, each reusing the on-chip memory of the one before)
-//     forward   training_forward, keeping what the backward reads
+//   per micro-step k (grad_accum of them, each reusing the on-chip memory of the one before), in
+//   passes of pass_batch sequences (each reusing the memory of the pass before)
+//     forward   training_forward, keeping what the backward reads (on chip, or spilled to device
+//               memory layer by layer: ActivationSpill)
 //     loss      cross_entropy: the micro-batch's mean loss into column k of the loss output
 //     backward  classifier_head_backward, encoder_layer_backward per layer (last to first), the
 //               embedding layernorm's backward and the scatter-adds into the word, position and
 //               token-type tables (embedding_backward)
-//     accumulate  each parameter's gradient added into its fp32 sum in device memory
+//     accumulate  each parameter's gradient added into its fp32 sum in device memory, a block at a
+//               time as the backward makes it (GradientSums)
 //   [all-reduce of the sums between data-parallel cores: not built, its slot is here]
 //   optimizer  optimizer_step: average, clip, AdamW, and the parameters, states and W^T written back
 //              over the ones the next execution reads.
@@ -18,7 +21,8 @@
 // run's step time splits into its phases (TrainingProgram::phase_marks): the inputs and on-chip
 // parameter rows a step loads count as forward, each table chunk's scatter-add as backward and its
 // addition into the sums as accumulation; where engines overlap two phases, the later mark takes the
-// overlap.
+// overlap. The other gradients are added into their sums while the backward runs (block by block,
+// overlapping it), so their accumulation counts as backward.
 #pragma once
 
 #include "bert/bert_weights.h"
@@ -37,6 +41,12 @@ struct TrainingOptions {
     // per partition of one chunk of a parameter in the optimizer (tests make them small).
     uint32_t table_chunk_rows = 1024;
     uint64_t optimizer_chunk_bytes = 48 * 1024;
+    // Sequences per pass (0: the whole micro-batch): a micro-batch whose activations SBUF cannot hold
+    // runs in passes, each adding its share of the micro-batch's mean gradient into the sums.
+    uint32_t pass_batch = 0;
+    // The activations the backward reads go to device memory layer by layer (ActivationSpill)
+    // instead of staying on chip.
+    bool spill_activations = false;
 };
 
 // The tensors the host writes before each execution: per micro-step k, int32 [micro_batch, seq]
@@ -69,8 +79,14 @@ struct TrainingProgram {
     std::vector<std::string> phase_marks; // by mark label: the phase that ends at that mark
 };
 
+// The step's transfers of gradient sums, spilled activations and optimizer tensors are spread over
+// `channel` and kTensorChannels - 1 more channels the step opens on queue classes
+// kFirstTensorQueueClass on (class 0 and the weight ring's 2..4 are the caller's: KernelHarness,
+// build_training_program), each tensor's on one of them (TensorChannels).
+inline constexpr uint32_t kTensorChannels = 4, kFirstTensorQueueClass = 5;
+
 // weights, m, v: the parameters and AdamW's states to start from (weights with embeddings, erf
-// GELU). Tensors go into `program`, loads and stores over `channel`. std::invalid_argument for a
+// GELU). Tensors go into `program`, loads and stores over `channel` (and the tensor channels). std::invalid_argument for a
 // model or options the program cannot train.
 TrainingProgram training_step(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel,
                               const BertWeights& weights, const BertWeights& m, const BertWeights& v,

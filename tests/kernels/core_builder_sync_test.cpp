@@ -72,5 +72,38 @@ TEST(CoreBuilderSync, ARewoundBufferWaitsForTheReadersOfTheOneItReuses) {
     EXPECT_TRUE(pool_waits_for_act);
 }
 
+// A buffer given back twice: the second generation covers only half of the first, so the third,
+// over all of it, still waits for the first one's reader (the builder hands a given-back buffer's
+// pending readers to the buffers that reuse its bytes rather than tracking it for ever).
+TEST(CoreBuilderSync, ABufferOverTwoGivenBackOnesWaitsForTheOlderOnesReader) {
+    const config::NeuronCoreSpec spec = core_spec("trn1.2xlarge");
+    builder::ProgramBuilder program(spec, 1);
+    CoreBuilder& core = program.core(0);
+    const builder::Buffer kept = core.sbuf(64 * 4, "kept");
+    const uint64_t mark = core.sbuf_mark();
+    const builder::Buffer first = core.sbuf(64 * 4, "first");
+    core.memset(isa::Engine::Dve, builder::tile(first, isa::DType::Fp32, 0, 128, 0, 64), 1.0f);
+    core.activation(builder::tile(kept, isa::DType::Fp32, 0, 128, 0, 64), builder::tile(first, isa::DType::Fp32, 0, 128, 0, 64),
+                    isa::ActivationFunction::Identity);
+    core.sbuf_rewind(mark);
+    const builder::Buffer second = core.sbuf(32 * 4, "second");
+    core.memset(isa::Engine::Dve, builder::tile(second, isa::DType::Fp32, 0, 128, 0, 32), 2.0f);
+    core.sbuf_rewind(mark);
+    const builder::Buffer third = core.sbuf(64 * 4, "third");
+    EXPECT_EQ(third.offset, first.offset);
+    core.memset(isa::Engine::Pool, builder::tile(third, isa::DType::Fp32, 0, 128, 0, 64), 3.0f);
+    core.finish();
+    const isa::Container c = program.finish();
+    uint16_t act_signal = isa::kNoSemaphore;
+    for (const isa::InstructionStream& s : c.streams)
+        if (s.engine == isa::Engine::Act && !s.instructions.empty()) act_signal = s.instructions.back().sync.signal_semaphore;
+    bool pool_waits_for_act = false;
+    for (const isa::InstructionStream& s : c.streams)
+        if (s.engine == isa::Engine::Pool)
+            for (const isa::Instruction& inst : s.instructions)
+                pool_waits_for_act |= act_signal != isa::kNoSemaphore && inst.sync.wait_semaphore == act_signal;
+    EXPECT_TRUE(pool_waits_for_act);
+}
+
 }  // namespace
 }  // namespace nsim::kernels::testing

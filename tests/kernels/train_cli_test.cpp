@@ -153,6 +153,37 @@ TEST(TrainCli, StepTimeSplitsIntoItsPhases) {
         EXPECT_NE(text.out.find(line), std::string::npos) << line << "\n" << text.out;
 }
 
+// --sequences-per-pass: each micro-batch of four runs in passes of two with its activations spilled to
+// device memory. Trained for real in fp32 on the same pairs, it gives the losses of the program that
+// keeps the whole micro-batch on chip (up to the order of fp32 sums); the report says the
+// activations are in device memory and counts their bytes.
+TEST(TrainCli, MicroBatchInPassesTrainsAsTheWholeMicroBatch) {
+    ScratchDir dir;
+    const fs::path whole_dir = dir / "whole", passes_dir = dir / "passes";
+    fs::create_directories(whole_dir);
+    fs::create_directories(passes_dir);
+    const std::string args = "--micro-batch 4 --dtype fp32";
+    const fs::path whole = build_program(whole_dir, args), passes = build_program(passes_dir, args + " --sequences-per-pass 2");
+    const fs::path pairs = write_mrpc_pairs(dir.path(), 4);
+    std::vector<std::vector<double>> losses;
+    nlohmann::json passes_report;
+    for (const fs::path& program : {whole, passes}) {
+        const auto r = run_command(train(program, "--steps 3 --functional --lr 1e-3 --json --data " + pairs.string()));
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const nlohmann::json j = nlohmann::json::parse(r.out);
+        losses.emplace_back();
+        for (const auto& step : j["steps"]) losses.back().push_back(step["loss"].get<double>());
+        passes_report = j;
+    }
+    ASSERT_EQ(losses[1].size(), 3u);
+    for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(losses[1][i], losses[0][i], 1e-4 * losses[0][i]) << "step " << i + 1;
+    EXPECT_GT(passes_report["memory_bytes"]["activations"].get<uint64_t>(), 0u);
+    const auto text = run_command(train(passes, "--steps 1"));
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("spilled to device memory layer by layer; the micro-batch in passes of 2"), std::string::npos)
+        << text.out;
+}
+
 // --timing-only leaves every tensor's contents out (no weights are made: a model too big to hold
 // builds in the time of its instructions) and changes nothing the engines do: the step takes the
 // same simulated time as the program with weights. Training it for real is one line.
@@ -209,7 +240,19 @@ TEST(TrainCli, UserErrorsAreOneLine) {
     };
     expect_build_error("--instance trn1.2xlarge --cores 4", "trn1.2xlarge has 2");
     expect_build_error("--instance trn1.2xlarge --task pretrain", "not built yet");
-    expect_build_error("--instance trn1.2xlarge --micro-batch 256", "does not fit");
+    expect_build_error("--instance trn1.2xlarge --micro-batch 4 --sequences-per-pass 3", "must divide --micro-batch 4");
+    // A layer whose activations SBUF cannot hold even for one sequence (a 64Ki-wide FFN: 128 KiB per
+    // partition for one of its tensors); a large micro-batch alone now runs in passes.
+    BertConfig wide = small_config();
+    wide.num_hidden_layers = 1;
+    wide.intermediate_size = 65536;
+    const fs::path wide_config = dir / "wide.json";
+    std::ofstream(wide_config) << bert_config_to_json(wide).dump(2);
+    const auto r = run_command(build_train("--model " + wide_config.string() + " --seq 32 --timing-only --instance " +
+                                           kInstance + " -o " + (dir / "x.bin").string()));
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_EQ(test::count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("does not fit on one NeuronCore-v2 core, even one sequence at a time"), std::string::npos) << r.err;
 }
 
 // The two errors of issue 15's list that come from the machine rather than the files: a training

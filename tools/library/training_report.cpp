@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/run_report.h"
+#include "train/activation_spill.h"
 #include "train/training_program.h"
 #include "train/training_step.h"
 
@@ -15,8 +16,13 @@ TrainingMemory memory_of(const isa::Container& program, const config::HostSpec& 
     m.weights = state.weights;
     m.gradients = state.gradients;
     m.optimizer_states = state.optimizer_states;
-    for (const isa::TensorInfo& t : program.tensors)
-        if (t.location == isa::TensorLocation::Device && t.role != isa::TensorRole::Scratch) m.other += t.size_bytes();
+    for (const isa::TensorInfo& t : program.tensors) {
+        if (t.location != isa::TensorLocation::Device) continue;
+        if (kernels::train::is_spilled_activation(t.name)) m.activations += t.size_bytes();
+        else if (t.role != isa::TensorRole::Scratch) m.other += t.size_bytes();
+    }
+    const std::string pass = program.metadata_value("sequences_per_pass");
+    m.sequences_per_pass = pass.empty() ? 0 : uint32_t(std::stoul(pass));
     m.core_share = spec.chip.memory.total_bytes() / std::max(1u, spec.chip.cores_per_device);
     return m;
 }
@@ -88,6 +94,7 @@ nlohmann::json training_report_json(const TrainingReport& r) {
              {{"weights", r.memory.weights},
               {"gradients", r.memory.gradients},
               {"optimizer_states", r.memory.optimizer_states},
+              {"activations", r.memory.activations},
               {"other", r.memory.other},
               {"core_share", r.memory.core_share}}},
             {"last_step_engines", sim::core::report_json(r.last.engines)}};
@@ -113,9 +120,13 @@ std::string training_report_text(const TrainingReport& r) {
                            r.steps.back().loss);
     const TrainingMemory& m = r.memory;
     out += fmt::format("device memory      {:10.2f} MiB of the core's {:.0f} MiB: weights {:.2f}, gradients {:.2f}, "
-                       "optimizer states {:.2f}, other {:.2f} (activations stay on chip)\n",
-                       mib(m.weights + m.gradients + m.optimizer_states + m.other), mib(m.core_share), mib(m.weights),
-                       mib(m.gradients), mib(m.optimizer_states), mib(m.other));
+                       "optimizer states {:.2f}, activations {:.2f}, other {:.2f}\n",
+                       mib(m.weights + m.gradients + m.optimizer_states + m.activations + m.other), mib(m.core_share),
+                       mib(m.weights), mib(m.gradients), mib(m.optimizer_states), mib(m.activations), mib(m.other));
+    out += m.activations > 0
+               ? fmt::format("activations        spilled to device memory layer by layer; the micro-batch in passes of {} "
+                             "sequence(s)\n", m.sequences_per_pass)
+               : std::string("activations        kept on chip\n");
     out += "\nlast step on the engines:\n" + sim::core::report_text(r.last.engines);
     return out;
 }

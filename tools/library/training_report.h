@@ -22,7 +22,9 @@ struct TrainingMemory {
     uint64_t weights = 0;          // parameters and their W^T copies
     uint64_t gradients = 0;        // fp32 sums over the micro-steps
     uint64_t optimizer_states = 0; // AdamW's m and v
+    uint64_t activations = 0;      // the forward's activations spilled for the backward (none: kept on chip)
     uint64_t other = 0;            // inputs, outputs, constants
+    uint32_t sequences_per_pass = 0;
     uint64_t core_share = 0;       // the device's memory over its cores
 };
 

@@ -33,6 +33,12 @@ int build_bert_train(const BertTrainBuildOptions& o) {
     p.precision = o.dtype == "fp32" ? kernels::device::Precision::Fp32 : kernels::device::Precision::Bf16;
     if (o.stochastic_rounding) p.stochastic_rounding_seed = o.rounding_seed;
     p.step.micro_batch = o.micro_batch;
+    if (o.sequences_per_pass) {
+        if (o.micro_batch % o.sequences_per_pass != 0)
+            throw UserError(fmt::format("--sequences-per-pass {} must divide --micro-batch {}", o.sequences_per_pass, o.micro_batch));
+        p.step.pass_batch = o.sequences_per_pass;
+        p.step.spill_activations = true;
+    }
     p.step.seq = o.seq;
     p.step.grad_accum = o.grad_accum;
     p.step.max_grad_norm = float(o.max_grad_norm);
@@ -63,7 +69,12 @@ int build_bert_train(const BertTrainBuildOptions& o) {
                   << " layers, hidden " << weights.config.hidden_size << ") to " << o.task << ", micro-batch "
                   << o.micro_batch << " x seq " << o.seq << ", " << o.grad_accum << " micro-step(s) per step, " << o.dtype
                   << (o.stochastic_rounding ? " with stochastic rounding" : "") << ", " << program.metadata_value("optimizer")
-                  << ", on 1 core of " << host.chip.core.name << (o.timing_only ? ", timing only (no weights)" : "") << "\n";
+                  << ", on 1 core of " << host.chip.core.name << (o.timing_only ? ", timing only (no weights)" : "")
+                  << (program.metadata_value("activations") == "device memory"
+                          ? "; activations spilled to device memory, passes of " + program.metadata_value("sequences_per_pass") +
+                                " sequence(s)"
+                          : "")
+                  << "\n";
         return 0;
     } catch (const kernels::InputError& e) {
         throw UserError(e.what());

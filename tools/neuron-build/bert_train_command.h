@@ -15,6 +15,7 @@ struct BertTrainBuildOptions {
     std::string model;                // bert-base | bert-large | config.json
     uint32_t seq = 128;
     uint32_t micro_batch = 8;
+    uint32_t sequences_per_pass = 0;  // 0: the micro-batch, or the largest pass that fits
     uint32_t grad_accum = 1;
     uint32_t cores = 1;
     std::string dtype = "bf16";       // bf16 | fp32

@@ -37,6 +37,9 @@ int main(int argc, char** argv) {
     train_cmd->add_option("--model", train.model, "bert-base, bert-large or a Hugging Face config.json");
     train_cmd->add_option("--seq", train.seq, "Sequence length")->check(CLI::Range(3u, 4096u));
     train_cmd->add_option("--micro-batch", train.micro_batch, "Sequences per micro-step")->check(CLI::Range(1u, 65536u));
+    train_cmd->add_option("--sequences-per-pass", train.sequences_per_pass,
+                          "Run each micro-batch in passes of this many sequences, its activations spilled to device memory (default: the whole micro-batch when SBUF holds it, else the largest pass that fits)")
+        ->check(CLI::Range(1u, 65536u));
     train_cmd->add_option("--grad-accum", train.grad_accum, "Micro-steps per optimizer step (gradient accumulation)")->check(CLI::Range(1u, 4096u));
     train_cmd->add_option("--cores", train.cores, "NeuronCores (data parallel)")->check(CLI::Range(1u, 1024u));
     train_cmd->add_option("--dtype", train.dtype, "bf16 or fp32 (weights, activations and matmuls)")->check(CLI::IsMember({"bf16", "fp32"}));

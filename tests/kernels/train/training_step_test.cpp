@@ -13,10 +13,17 @@
 // themselves only hold an update to within their own ulp; measured values are printed.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include "bert/random_weights.h"
 #include "kernel_harness.h"
+#include "common/temp_directory.h"
 #include "reference/adamw.h"
 #include "reference/bert_backward.h"
 #include "reference/gradient_clipping.h"
@@ -209,6 +216,7 @@ struct StepCase {
     isa::DType states;
     const char* name;
     bool small_chunks = false;  // tables and optimizer in chunks of one row tile (exact either way)
+    bool spill = false;         // activations through device memory, the micro-batch one sequence a pass
 };
 void PrintTo(const StepCase& c, std::ostream* os) { *os << c.name; }
 
@@ -239,6 +247,10 @@ TEST_P(TrainingStep, TwoStepsOfAccumulatedClippedAdamWMatchTheReference) {
         options.table_chunk_rows = 128;
         options.optimizer_chunk_bytes = 4096;
     }
+    if (param.spill) {
+        options.spill_activations = true;
+        options.pass_batch = 1;
+    }
     const train::TrainingProgram program =
         train::training_step(h.ctx(), h.program(), h.io(), state.weights, state.m, state.v, options);
     std::cout << param.name << " step program: " << h.core().sbuf_used() << " bytes of SBUF per partition\n";
@@ -263,8 +275,67 @@ TEST_P(TrainingStep, TwoStepsOfAccumulatedClippedAdamWMatchTheReference) {
 INSTANTIATE_TEST_SUITE_P(Trn1, TrainingStep,
                          ::testing::Values(StepCase{Precision::Fp32, isa::DType::Fp32, "fp32", true},
                                            StepCase{Precision::Bf16, isa::DType::Fp32, "bf16_fp32_states"},
-                                           StepCase{Precision::Bf16, isa::DType::Bf16, "bf16_all"}),
+                                           StepCase{Precision::Bf16, isa::DType::Bf16, "bf16_all"},
+                                           StepCase{Precision::Fp32, isa::DType::Fp32, "fp32_spilled_in_passes", false, true},
+                                           StepCase{Precision::Bf16, isa::DType::Fp32, "bf16_spilled_in_passes", false, true}),
                          [](const ::testing::TestParamInfo<StepCase>& info) { return std::string(info.param.name); });
+
+// One bf16 step of two micro-steps, its activations kept on chip or spilled: the losses, every
+// gradient sum and every updated parameter, one after the other.
+std::vector<float> step_results(bool spill) {
+    const BertConfig config = small_config();
+    TrainingState state{random_bert_weights(config, 17, true), adam_states(config, false, isa::DType::Fp32),
+                        adam_states(config, true, isa::DType::Fp32)};
+    round_all(state.weights, isa::DType::Bf16);
+    KernelHarness h(kInstance, Precision::Bf16);
+    train::TrainingOptions options;
+    options.micro_batch = kBatch;
+    options.seq = kSeq;
+    options.grad_accum = kAccum;
+    options.max_grad_norm = 1.0f;
+    options.spill_activations = spill;
+    train::training_step(h.ctx(), h.program(), h.io(), state.weights, state.m, state.v, options);
+    DeviceRun run(kInstance, h.program().finish());
+    write_step(run, {micro_batch(0), micro_batch(1)}, train::adamw_step_scalars(1e-3, 0.01, 0.9, 0.999, 3));
+    run.run();
+    std::vector<float> all = run.read(train::kLossOutput);
+    for (const BertTensorSlot& slot : bert_tensor_slots(state.weights, true))
+        for (const std::string& name : {train::gradient_tensor(slot.name), slot.name}) {
+            const std::vector<float> values = run.read(name);
+            all.insert(all.end(), values.begin(), values.end());
+        }
+    return all;
+}
+
+// The same step with the forward's activations kept on chip and spilled to device memory (and read
+// back by the backward layer by layer) gives the same losses, gradient sums and updated parameters
+// bit for bit, in bf16 (the spill stores and loads bf16 tiles as they are): spilling changes where
+// the activations wait, never what is computed. A simulation per process, so the spilled step runs
+// in a child.
+TEST(TrainingStepSpill, SpilledActivationsGiveTheSameStepBitForBit) {
+    const std::filesystem::path file = nsim::test::scratch_path("spilled_step.bin");
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        const std::vector<float> spilled = step_results(true);
+        std::ofstream out(file, std::ios::binary);
+        out.write(reinterpret_cast<const char*>(spilled.data()), std::streamsize(spilled.size() * sizeof(float)));
+        out.close();
+        _exit(out ? 0 : 1);
+    }
+    const std::vector<float> on_chip = step_results(false);
+    int status = 0;
+    waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    std::ifstream in(file, std::ios::binary);
+    std::vector<float> spilled(on_chip.size());
+    in.read(reinterpret_cast<char*>(spilled.data()), std::streamsize(spilled.size() * sizeof(float)));
+    ASSERT_TRUE(in) << "the spilled step's results";
+    std::filesystem::remove(file);
+    size_t differ = 0;
+    for (size_t i = 0; i < on_chip.size(); ++i) differ += std::memcmp(&on_chip[i], &spilled[i], sizeof(float)) != 0;
+    EXPECT_EQ(differ, 0u) << "of " << on_chip.size() << " values";
+}
 
 // Twelve steps on one micro-batch in bf16 with stochastic rounding and fp32 states: the program
 // learns it (the loss falls by more than half).
