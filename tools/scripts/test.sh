@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up, build, and run every test; then build the inputs-facing subset with ASan + UBSan and run it
 # there (tools/scripts/sanitize.sh --ci: readers, validator, driver, host state, the tools' error
-# paths). NSIM_CI_SANITIZE=0 skips the sanitizer part (it adds about 17 minutes on 2 cores).
+# paths). NSIM_CI_SANITIZE=0 skips the sanitizer part (a unity build: about 8 minutes on 2 cores).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${NSIM_BUILD_DIR:-$root/build}
