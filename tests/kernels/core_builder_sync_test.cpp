@@ -9,6 +9,20 @@
 namespace nsim::kernels::testing {
 namespace {
 
+// Whether some Pool instruction waits on the semaphore the last Act instruction signals: the
+// given-back buffer's reader (Act) is waited for by the write that reuses its bytes (Pool).
+bool pool_waits_for_act_signal(const isa::Container& c) {
+    uint16_t act_signal = isa::kNoSemaphore;
+    for (const isa::InstructionStream& s : c.streams)
+        if (s.engine == isa::Engine::Act && !s.instructions.empty()) act_signal = s.instructions.back().sync.signal_semaphore;
+    if (act_signal == isa::kNoSemaphore) return false;
+    for (const isa::InstructionStream& s : c.streams)
+        if (s.engine == isa::Engine::Pool)
+            for (const isa::Instruction& inst : s.instructions)
+                if (inst.sync.wait_semaphore == act_signal) return true;
+    return false;
+}
+
 using builder::CoreBuilder;
 
 TEST(CoreBuilderSync, AReloadAfterReadsWaitsForItsReaderAloneWithoutAJoin) {
@@ -61,15 +75,7 @@ TEST(CoreBuilderSync, ARewoundBufferWaitsForTheReadersOfTheOneItReuses) {
     EXPECT_THROW(core.sbuf_rewind(core.sbuf_used() + 1), std::logic_error);
     core.finish();
     const isa::Container c = program.finish();
-    bool pool_waits_for_act = false;
-    uint16_t act_signal = isa::kNoSemaphore;
-    for (const isa::InstructionStream& s : c.streams)
-        if (s.engine == isa::Engine::Act && !s.instructions.empty()) act_signal = s.instructions[s.instructions.size() - 1].sync.signal_semaphore;
-    for (const isa::InstructionStream& s : c.streams)
-        if (s.engine == isa::Engine::Pool)
-            for (size_t i = 0; i < s.instructions.size(); ++i)
-                pool_waits_for_act |= s.instructions[i].sync.wait_semaphore == act_signal && act_signal != isa::kNoSemaphore;
-    EXPECT_TRUE(pool_waits_for_act);
+    EXPECT_TRUE(pool_waits_for_act_signal(c));
 }
 
 // A buffer given back twice: the second generation covers only half of the first, so the third,
@@ -94,15 +100,7 @@ TEST(CoreBuilderSync, ABufferOverTwoGivenBackOnesWaitsForTheOlderOnesReader) {
     core.memset(isa::Engine::Pool, builder::tile(third, isa::DType::Fp32, 0, 128, 0, 64), 3.0f);
     core.finish();
     const isa::Container c = program.finish();
-    uint16_t act_signal = isa::kNoSemaphore;
-    for (const isa::InstructionStream& s : c.streams)
-        if (s.engine == isa::Engine::Act && !s.instructions.empty()) act_signal = s.instructions.back().sync.signal_semaphore;
-    bool pool_waits_for_act = false;
-    for (const isa::InstructionStream& s : c.streams)
-        if (s.engine == isa::Engine::Pool)
-            for (const isa::Instruction& inst : s.instructions)
-                pool_waits_for_act |= act_signal != isa::kNoSemaphore && inst.sync.wait_semaphore == act_signal;
-    EXPECT_TRUE(pool_waits_for_act);
+    EXPECT_TRUE(pool_waits_for_act_signal(c));
 }
 
 }  // namespace
