@@ -44,7 +44,7 @@ fs::path plot_path(const SweepOptions& o) {
     return csv_path(o).replace_extension(".png");
 }
 
-SweepGrid read_grid(const std::string& yaml, const SweepOptions& o, const MachineSelection& machine) {
+SweepGrid grid_of(const std::string& yaml, const SweepOptions& o, const MachineSelection& machine) {
     const config::ConfigSet configs = load_host_configs(driver::HostState::default_home(), "", machine.config_files);
     return parse_sweep_grid(yaml, o.sweep_file, configs.instance_names());
 }
@@ -139,7 +139,7 @@ int run_sweep(const MachineSelection& machine, const SweepOptions& o) {
     if (first) {
         try {
             yaml = isa::read_bounded_text(o.sweep_file, kMaxSweepFileBytes, "sweep file");
-            plan.grid = read_grid(*yaml, o, machine);
+            plan.grid = grid_of(*yaml, o, machine);
             plan_from_csv(plan, csv);
             to_run = encode_indices(plan.to_run);
         } catch (...) {
@@ -150,7 +150,7 @@ int run_sweep(const MachineSelection& machine, const SweepOptions& o) {
     yaml = ranks->share_from_first(yaml);
     to_run = ranks->share_from_first(to_run);
     if (!yaml || !to_run) return kExitUserError;   // rank 0 has said why
-    if (!first) plan.grid = read_grid(*yaml, o, machine);
+    if (!first) plan.grid = grid_of(*yaml, o, machine);
     plan.to_run = decode_indices(*to_run);
 
     SweepSettings settings;
