@@ -102,7 +102,7 @@ protected:
 };
 
 // Columns of the header (sweep_table.h).
-constexpr size_t kTask = 0, kCores = 4, kBatch = 7, kThroughput = 10, kMfu = 11, kPeBusy = 12;
+constexpr size_t kTask = 0, kCores = 4, kBatch = 7, kThroughput = 10, kMfu = 11, kPeBusy = 12, kBuildCommand = 18, kRunCommand = 19;
 
 TEST_F(Sweep, FifteenPointsGiveTheSameCsvWithoutMpiAndOnTwoMpiRanks) {
     const auto alone = sweep("grid.yaml -o alone.csv --no-plot");
@@ -140,6 +140,30 @@ TEST_F(Sweep, FifteenPointsGiveTheSameCsvWithoutMpiAndOnTwoMpiRanks) {
                              "--cores 1 --dtype bf16 --timing-only --instance trn1.2xlarge -o tiny-trn1.2xlarge-classify-bf16-c1-s32-ga1-b1.bin,"
                              "neuron-sim --instance trn1.2xlarge train tiny-trn1.2xlarge-classify-bf16-c1-s32-ga1-b1.bin --steps 1,"),
               std::string::npos) << lines[11];
+}
+
+// The throughput a report line "throughput   N ..." gives.
+double reported_throughput(const std::string& report) {
+    const size_t at = report.find("\nthroughput ");
+    return at == std::string::npos ? -1 : std::stod(report.substr(at + 12));
+}
+
+TEST_F(Sweep, EachRowsCommandsReproduceIt) {
+    write_file(path("two.yaml"), "grids:\n  - instance: inf1.xlarge\n    model: tiny.json\n    seq: 16\n    batch: 2\n"
+                                 "  - task: classify\n    instance: trn1.2xlarge\n    model: tiny.json\n    seq: 32\n    batch: 2\n");
+    ASSERT_EQ(sweep("two.yaml --no-plot").exit_code, 0);
+    const std::vector<std::string> lines = lines_of(read_file(path("two.csv")));
+    ASSERT_EQ(lines.size(), 3u);
+    const std::string tools = fs::path(test::tool_path("neuron-sim")).parent_path().string();
+    for (size_t i = 1; i <= 2; ++i) {
+        SCOPED_TRACE(lines[i]);
+        // The commands are plain words here (no quoting), so the columns split at commas.
+        const auto built = in_directory("PATH=" + tools + ":$PATH " + field(lines[i], kBuildCommand));
+        ASSERT_EQ(built.exit_code, 0) << built.err;
+        const auto ran = in_directory("PATH=" + tools + ":$PATH " + field(lines[i], kRunCommand));
+        ASSERT_EQ(ran.exit_code, 0) << ran.err;
+        EXPECT_NEAR(reported_throughput(ran.out), std::stod(field(lines[i], kThroughput)), 0.06) << ran.out;
+    }
 }
 
 TEST_F(Sweep, ABadPointIsARowWithItsErrorAndTheOthersRun) {

@@ -160,7 +160,12 @@ SweepMeasurement measure_in_child(const std::function<SweepMeasurement()>& measu
     if (!mkdtemp(home_pattern.data())) return failed(std::string("cannot make a state directory: ") + std::strerror(errno));
     const fs::path home = home_pattern;
     int fds[2];
-    if (pipe(fds) != 0) return failed(std::string("cannot make a pipe: ") + std::strerror(errno));
+    if (pipe(fds) != 0) {
+        const std::string reason = std::strerror(errno);
+        std::error_code ignored;
+        fs::remove_all(home, ignored);
+        return failed("cannot make a pipe: " + reason);
+    }
     std::cout.flush();
     std::cerr.flush();
     std::fflush(nullptr);
