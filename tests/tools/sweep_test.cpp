@@ -274,6 +274,20 @@ INSTANTIATE_TEST_SUITE_P(
                  "neuron-sim: bad.yaml:1: 'iterations' must be a whole number from 1 to 1000000"}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// Rank 0 finds the mistake and says it once; the other ranks stop with it instead of waiting for points.
+TEST_F(Sweep, UnderMpiAMistakeRankZeroFindsStopsEveryRank) {
+    write_file(path("one.yaml"), "instance: inf1.xlarge\nmodel: tiny.json\nseq: 16\nbatch: 1\n");
+    write_file(path("other.csv"), "name,value\n");
+    const auto r = in_directory(std::string(NSIM_MPIEXEC) + " --oversubscribe -np 2 " + test::tool_path("neuron-sim") +
+                                    " sweep one.yaml -o other.csv",
+                                "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
+    EXPECT_NE(r.exit_code, 0);
+    const std::string line = "neuron-sim: other.csv: not a sweep CSV of this neuron-sim";
+    ASSERT_NE(r.err.find(line), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find(line, r.err.find(line) + 1), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+}
+
 TEST_F(Sweep, AMissingSweepFileOrAForeignCsvIsOneLine) {
     const auto missing = sweep("nothere.yaml");
     EXPECT_EQ(missing.exit_code, 1);

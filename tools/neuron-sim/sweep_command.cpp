@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -66,9 +67,6 @@ void plan_from_csv(SweepPlan& plan, const fs::path& csv) {
     }
     write_sweep_csv(csv, existing);
 }
-
-std::string encode_indices(const std::vector<size_t>& indices) { return nlohmann::json(indices).dump(); }
-std::vector<size_t> decode_indices(const std::string& text) { return nlohmann::json::parse(text).get<std::vector<size_t>>(); }
 
 std::string point_text(const SweepPoint& p) {
     return fmt::format("{} {} {} {} cores {} seq {}{} batch {}", p.task, p.instance, fs::path(p.model).stem().string(),
@@ -134,24 +132,28 @@ int run_sweep(const MachineSelection& machine, const SweepOptions& o) {
 
     // Rank 0 reads and checks the sweep file and the CSV; the other ranks get the file and the points
     // to run from it (they need neither file of their own: on several machines only rank 0's has them).
+    // One broadcast of both (none when rank 0 failed), so that every rank waits in the same collectives.
     SweepPlan plan;
-    std::optional<std::string> yaml, to_run;
+    std::optional<std::string> shared;
     if (first) {
         try {
-            yaml = isa::read_bounded_text(o.sweep_file, kMaxSweepFileBytes, "sweep file");
-            plan.grid = grid_of(*yaml, o, machine);
+            const std::string yaml = isa::read_bounded_text(o.sweep_file, kMaxSweepFileBytes, "sweep file");
+            plan.grid = grid_of(yaml, o, machine);
             plan_from_csv(plan, csv);
-            to_run = encode_indices(plan.to_run);
+            shared = fmt::format("{}\n{}", fmt::join(plan.to_run, " "), yaml);   // the points to run, then the file
         } catch (...) {
             ranks->share_from_first(std::nullopt);
             throw;
         }
     }
-    yaml = ranks->share_from_first(yaml);
-    to_run = ranks->share_from_first(to_run);
-    if (!yaml || !to_run) return kExitUserError;   // rank 0 has said why
-    if (!first) plan.grid = grid_of(*yaml, o, machine);
-    plan.to_run = decode_indices(*to_run);
+    shared = ranks->share_from_first(shared);
+    if (!shared) return kExitUserError;   // rank 0 has said why
+    if (!first) {
+        const size_t end_of_points = shared->find('\n');
+        std::istringstream points(shared->substr(0, end_of_points));
+        for (size_t index; points >> index;) plan.to_run.push_back(index);
+        plan.grid = grid_of(shared->substr(end_of_points + 1), o, machine);
+    }
 
     SweepSettings settings;
     settings.iterations = plan.grid.iterations;
