@@ -70,14 +70,11 @@ kernels::BertWeights load_weights(const std::string& dir) {
     return kernels::load_hf_checkpoint(dir);
 }
 
-int build_bert(const BertBuildOptions& o) {
+BertBuild make_bert_build(const BertBuildOptions& o) {
     std::vector<fs::path> extra(o.config_files.begin(), o.config_files.end());
     const config::ConfigSet configs = config::ConfigSet::load(config::ConfigSet::default_dir(), extra);
     const config::HostSpec host = configs.host(o.instance);
     BertProgramOptions p = program_options(o, host);
-    // Checked before anything is written, so a bad -o leaves no embedding tables behind.
-    if (std::error_code ec; fs::is_directory(o.output, ec))
-        throw UserError("-o " + o.output + ": is a directory, not a file to write the program to");
     try {
         std::optional<kernels::BertWeights> weights;
         if (!o.weights.empty()) {
@@ -93,31 +90,42 @@ int build_bert(const BertBuildOptions& o) {
             if (!o.timing_only) weights = kernels::random_bert_weights(p.config, o.seed);
         }
         if (o.timing_only) weights.reset();
-        isa::Container program = kernels::device::build_bert_program(host.chip.core, p, weights ? &*weights : nullptr);
-        program.metadata.emplace_back("instance", host.instance.name);
-        if (o.weights.empty() && !o.timing_only) program.metadata.emplace_back("weights_seed", std::to_string(o.seed));
+        BertBuild build{kernels::device::build_bert_program(host.chip.core, p, weights ? &*weights : nullptr), {}, {}};
+        build.program.metadata.emplace_back("instance", host.instance.name);
+        if (o.weights.empty() && !o.timing_only) build.program.metadata.emplace_back("weights_seed", std::to_string(o.seed));
         // The checkpoint's own tokenizer vocabulary, as from_pretrained(DIR) would take it.
         if (const fs::path vocab = fs::path(o.weights) / kCheckpointVocab; !o.weights.empty() && fs::is_regular_file(vocab))
-            program.metadata.emplace_back("vocab", fs::absolute(vocab).lexically_normal().string());
-        std::string tables_note;
-        if (weights && weights->embeddings && p.embedding == kernels::device::EmbeddingPlacement::Host) {
-            // The host's part of the model goes next to the device program (see embedding_tables_file.h).
-            const fs::path tables = kernels::host_embedding_tables_path(o.output);
-            const uint32_t crc = kernels::save_embedding_tables(tables, *weights->embeddings);
-            program.metadata.emplace_back("host_embedding_tables_crc32", std::to_string(crc));
-            tables_note = " (its tables in " + tables.string() + ")";
-        }
-        isa::write_file(o.output, isa::write_container(program));
-        std::cout << "wrote " << o.output << ": " << p.model_name << ", " << p.config.num_hidden_layers << " layers, batch "
-                  << p.batch << ", seq " << p.seq << ", " << o.dtype << ", " << p.cores << " core(s) of "
-                  << host.chip.core.name << " (" << o.parallel << " parallel), embedding on the " << o.embedding
-                  << tables_note << "\n";
-        return 0;
+            build.program.metadata.emplace_back("vocab", fs::absolute(vocab).lexically_normal().string());
+        if (weights && weights->embeddings && p.embedding == kernels::device::EmbeddingPlacement::Host)
+            build.host_embedding = std::move(weights);
+        build.description = p.model_name + ", " + std::to_string(p.config.num_hidden_layers) + " layers, batch " +
+                            std::to_string(p.batch) + ", seq " + std::to_string(p.seq) + ", " + o.dtype + ", " +
+                            std::to_string(p.cores) + " core(s) of " + host.chip.core.name + " (" + o.parallel +
+                            " parallel), embedding on the " + o.embedding;
+        return build;
     } catch (const kernels::InputError& e) {
         throw UserError(e.what());
     } catch (const kernels::device::BuildError& e) {
         throw UserError(e.what());
     }
+}
+
+int build_bert(const BertBuildOptions& o) {
+    // Checked before anything is written, so a bad -o leaves no embedding tables behind.
+    if (std::error_code ec; fs::is_directory(o.output, ec))
+        throw UserError("-o " + o.output + ": is a directory, not a file to write the program to");
+    BertBuild build = make_bert_build(o);
+    std::string tables_note;
+    if (build.host_embedding) {
+        // The host's part of the model goes next to the device program (see embedding_tables_file.h).
+        const fs::path tables = kernels::host_embedding_tables_path(o.output);
+        const uint32_t crc = kernels::save_embedding_tables(tables, *build.host_embedding->embeddings);
+        build.program.metadata.emplace_back("host_embedding_tables_crc32", std::to_string(crc));
+        tables_note = " (its tables in " + tables.string() + ")";
+    }
+    isa::write_file(o.output, isa::write_container(build.program));
+    std::cout << "wrote " << o.output << ": " << build.description << tables_note << "\n";
+    return 0;
 }
 
 }  // namespace nsim::tools

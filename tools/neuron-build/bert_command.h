@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bert/bert_weights.h"
+#include "isa/container.h"
 
 namespace nsim::tools {
 
@@ -26,6 +28,18 @@ struct BertBuildOptions {
     std::string output;
 };
 
+// The program of `options`, made in memory (nothing written; `output` is not used): what build_bert
+// writes, and what `neuron-sim sweep` runs. UserError (one line) for what the user can fix.
+struct BertBuild {
+    isa::Container program;
+    std::string description;   // "bert-base, 12 layers, batch 8, ..." for the "wrote FILE: ..." line
+    // Built with weights and the embedding on the host: the model whose embedding tables the host
+    // runs, written next to the program file (kernels/bert/embedding_tables_file.h).
+    std::optional<kernels::BertWeights> host_embedding;
+};
+BertBuild make_bert_build(const BertBuildOptions& options);
+
+// make_bert_build, then the program (and its host embedding tables) written to `options.output`.
 int build_bert(const BertBuildOptions& options);
 
 // The model of --model: a preset name or a config.json (`name` gets the preset or the file's stem).

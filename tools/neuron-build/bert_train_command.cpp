@@ -17,7 +17,7 @@ namespace nsim::tools {
 
 namespace fs = std::filesystem;
 
-int build_bert_train(const BertTrainBuildOptions& o) {
+BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& o) {
     std::vector<fs::path> extra(o.config_files.begin(), o.config_files.end());
     const config::ConfigSet configs = config::ConfigSet::load(config::ConfigSet::default_dir(), extra);
     const config::HostSpec host = configs.host(o.instance);
@@ -26,8 +26,7 @@ int build_bert_train(const BertTrainBuildOptions& o) {
         throw UserError(std::to_string(o.cores) + " cores asked, " + host.instance.name + " has " + std::to_string(machine_cores));
     if (o.cores > 1) throw UserError("--cores " + std::to_string(o.cores) + ": data-parallel training (the gradient all-reduce) is not built yet; use --cores 1");
     if (o.task == "pretrain") throw UserError("--task pretrain is not built yet (the MLM and NSP heads); use --task classify");
-    if (std::error_code ec; fs::is_directory(o.output, ec))
-        throw UserError("-o " + o.output + ": is a directory, not a file to write the program to");
+    if (o.dtype != "bf16" && o.dtype != "fp32") throw UserError("unknown --dtype '" + o.dtype + "' (bf16, fp32)");
     kernels::train::TrainingProgramOptions p;
     p.task = o.task;
     p.precision = o.dtype == "fp32" ? kernels::device::Precision::Fp32 : kernels::device::Precision::Bf16;
@@ -64,23 +63,31 @@ int build_bert_train(const BertTrainBuildOptions& o) {
         program.metadata.emplace_back("instance", host.instance.name);
         if (const fs::path vocab = fs::path(o.weights) / "vocab.txt"; !o.weights.empty() && fs::is_regular_file(vocab))
             program.metadata.emplace_back("vocab", fs::absolute(vocab).lexically_normal().string());
-        isa::write_file(o.output, isa::write_container(program));
-        std::cout << "wrote " << o.output << ": training " << p.model_name << " (" << weights.config.num_hidden_layers
-                  << " layers, hidden " << weights.config.hidden_size << ") to " << o.task << ", micro-batch "
-                  << o.micro_batch << " x seq " << o.seq << ", " << o.grad_accum << " micro-step(s) per step, " << o.dtype
-                  << (o.stochastic_rounding ? " with stochastic rounding" : "") << ", " << program.metadata_value("optimizer")
-                  << ", on 1 core of " << host.chip.core.name << (o.timing_only ? ", timing only (no weights)" : "")
-                  << (program.metadata_value("activations") == "device memory"
-                          ? "; activations spilled to device memory, passes of " + program.metadata_value("sequences_per_pass") +
-                                " sequence(s)"
-                          : "")
-                  << "\n";
-        return 0;
+        std::string description = "training " + p.model_name + " (" + std::to_string(weights.config.num_hidden_layers) +
+            " layers, hidden " + std::to_string(weights.config.hidden_size) + ") to " + o.task + ", micro-batch " +
+            std::to_string(o.micro_batch) + " x seq " + std::to_string(o.seq) + ", " + std::to_string(o.grad_accum) +
+            " micro-step(s) per step, " + o.dtype + (o.stochastic_rounding ? " with stochastic rounding" : "") + ", " +
+            program.metadata_value("optimizer") + ", on 1 core of " + host.chip.core.name +
+            (o.timing_only ? ", timing only (no weights)" : "") +
+            (program.metadata_value("activations") == "device memory"
+                 ? "; activations spilled to device memory, passes of " + program.metadata_value("sequences_per_pass") +
+                       " sequence(s)"
+                 : "");
+        return {std::move(program), std::move(description)};
     } catch (const kernels::InputError& e) {
         throw UserError(e.what());
     } catch (const std::invalid_argument& e) {
         throw UserError(e.what());
     }
+}
+
+int build_bert_train(const BertTrainBuildOptions& o) {
+    if (std::error_code ec; fs::is_directory(o.output, ec))
+        throw UserError("-o " + o.output + ": is a directory, not a file to write the program to");
+    const BertTrainBuild build = make_bert_train_build(o);
+    isa::write_file(o.output, isa::write_container(build.program));
+    std::cout << "wrote " << o.output << ": " << build.description << "\n";
+    return 0;
 }
 
 }  // namespace nsim::tools

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "isa/container.h"
+
 namespace nsim::tools {
 
 struct BertTrainBuildOptions {
@@ -31,6 +33,15 @@ struct BertTrainBuildOptions {
     std::string output;
 };
 
+// The program of `options`, made in memory (nothing written; `output` is not used): what
+// build_bert_train writes, and what `neuron-sim sweep` runs. UserError (one line) for what the user can fix.
+struct BertTrainBuild {
+    isa::Container program;
+    std::string description;   // "training bert-base (12 layers, ...)" for the "wrote FILE: ..." line
+};
+BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& options);
+
+// make_bert_train_build, then the program written to `options.output`.
 int build_bert_train(const BertTrainBuildOptions& options);
 
 }  // namespace nsim::tools

@@ -15,6 +15,7 @@
 #include "neuron-sim/nccom_test_command.h"
 #include "neuron-sim/run_command.h"
 #include "neuron-sim/serve_command.h"
+#include "neuron-sim/sweep_command.h"
 #include "neuron-sim/train_command.h"
 
 namespace {
@@ -145,6 +146,17 @@ int sc_main(int argc, char** argv) {
     train_cmd->add_option("--save", train.save, "With --functional: write the trained model to this directory (config.json, model.safetensors with Hugging Face names, vocab.txt) for neuron-build bert --weights");
     train_cmd->add_flag("--json", train.json, "Print the steps and the report as one JSON object (no LOG lines)");
 
+    nsim::tools::SweepOptions sweep;
+    CLI::App* sweep_cmd = app.add_subcommand("sweep",
+        "Build and run every point of a grid (instance x model x batch x seq x dtype x cores, inference or training) "
+        "timing-only: one CSV row per point (throughput, latency or step time, MFU, engines busy %, its error if it failed, "
+        "the neuron-build and neuron-sim commands that reproduce it) and a PNG of throughput against batch (gnuplot). "
+        "Under mpirun the points are spread over the ranks. Run again, it resumes: points already in the CSV are not rerun");
+    sweep_cmd->add_option("sweep", sweep.sweep_file, "Sweep file (YAML; see README 'Sweeps')")->required();
+    sweep_cmd->add_option("-o,--output", sweep.csv, "CSV to write (default: the sweep file's name with .csv, in the current directory)");
+    sweep_cmd->add_option("--plot", sweep.plot, "PNG to draw (default: the CSV's name with .png; its gnuplot script beside it as .gp)");
+    sweep_cmd->add_flag("--no-plot", sweep.no_plot, "Write the CSV only");
+
     std::string module = nsim::driver::kModuleName;
     CLI::App* modprobe_cmd = app.add_subcommand("modprobe", "Load the simulated neuron driver: probe and reset every device");
     modprobe_cmd->add_option("module", module, "Module name (the simulated host has one: neuron)")->capture_default_str();
@@ -180,6 +192,7 @@ int sc_main(int argc, char** argv) {
         if (*serve_cmd) return nsim::tools::run_serve(machine, serve);
         if (*nccom_cmd) return nsim::tools::run_nccom_test(machine, nccom);
         if (*train_cmd) return nsim::tools::run_train(machine, train);
+        if (*sweep_cmd) return nsim::tools::run_sweep(machine, sweep);
         return 0;
     }, {{nsim::tools::kHomeVariable, nsim::tools::kHomeHelp},
         {nsim::tools::kInstanceVariable, nsim::tools::kInstanceHelp},

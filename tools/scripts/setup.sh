@@ -12,6 +12,7 @@ packages=(
   libicu-dev zlib1g-dev libopenblas-dev
   libcpp-httplib-dev curl
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
+  openmpi-bin libopenmpi-dev libcsv-dev gnuplot-nox
 )
 
 missing=()
