@@ -8,6 +8,7 @@
 //   the context transposed to token-major; the pre-norm sums (x + dense + bias) kept, layernorm run
 //     on a copy of them (layer_norm writes in place); the FFN's pre-GELU activations feature-major
 //     with GELU applied by the scalar engine into a second tensor, both transposed to token-major.
+// With a masked-LM head, its transform runs on the predicted positions (MaskedLmTiles).
 // Every kept tensor is its own on-chip buffer. Kept on chip (a small model: 2 layers x 128 hidden x
 // 32 tokens is tens of KiB per partition), or, with an ActivationSpill, stored to device memory as
 // soon as its layer is done, the layer's SBUF then going to the next one (its input and output stay
@@ -37,18 +38,28 @@ inline constexpr TileSet LayerActivationTiles::*kKeptActivations[] = {
 
 class ActivationSpill;
 
+// The masked-LM head's forward up to the decoder, over the predicted positions ([predictions, hidden]
+// token-major unless _t): the gathered encoder output, the dense's output before and after GELU, the
+// LayerNorm's output (the decoder's input; masked_lm_head.h takes it from there).
+struct MaskedLmTiles {
+    TileSet masked, transform_in, transform_out, transformed, transformed_t;
+};
+
 struct ForwardTiles {
     TileSet embedding_sum;                    // word + position + token type, before layernorm
     std::vector<LayerActivationTiles> layers;  // empty when spilled
     TileSet output, output_t;                 // the encoder's output, both layouts
     TileSet cls, pooled;                      // [batch, hidden]: the first tokens, tanh(pooler)
     TileSet logits;                           // [batch, labels] fp32
+    std::optional<MaskedLmTiles> masked_lm;   // with a masked-LM head
 };
 
 struct ForwardInputs {
     uint32_t input_ids = 0, token_types = 0;  // int32 [rows, seq] tensors in device memory
     uint32_t first_row = 0;                   // the first of their rows this forward reads (shape.batch of them)
     ActivationSpill* spill = nullptr;         // where the layers' activations go; null: kept on chip
+    // With a masked-LM head: [tokens, predictions] (matmul dtype), 1 where token t is prediction p's.
+    const TileSet* prediction_onehot = nullptr;
     device::AttentionShape shape;
     float layer_norm_eps = 1e-12f;
 };

@@ -1,0 +1,155 @@
+// Optimizer steps of a small BertForPreTraining (2 layers, hidden 128, 2 heads, FFN 512, a
+// 300-word vocabulary; micro-batches of two sequences of 16 tokens, one padded, 3 masked-LM
+// prediction slots per sequence with one left unused) as one program on a simulated trn1
+// NeuronCore (train::training_step with the masked-LM and next-sentence heads: two micro-steps of
+// forward, loss, backward and accumulation, then AdamW), compared with
+// reference::bert_pretraining_gradients: each micro-step's loss (MLM + NSP) and every gradient sum,
+// after the first execution and after a second one from the parameters the device holds then (the
+// decoder reads the word table's W^T, which AdamW must have rewritten). The decoder's vocabulary goes
+// through in chunks of 128 columns (300 = 128 + 128 + 44), so the online log-sum-exp is exercised.
+// fp32: relative 1e-4 of each tensor's largest value (the bound).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "bert/random_weights.h"
+#include "kernel_harness.h"
+#include "reference/bert_pretraining_backward.h"
+#include "train/training_step.h"
+
+namespace nsim::kernels {
+namespace {
+
+using device::Precision;
+using testing::DeviceRun;
+using testing::KernelHarness;
+
+constexpr uint32_t kBatch = 2, kSeq = 16, kAccum = 2, kPredictions = 3;
+constexpr const char* kInstance = "trn1.2xlarge";
+
+BertConfig pretraining_config() {
+    BertConfig c;
+    c.vocab_size = 300;
+    c.hidden_size = 128;
+    c.num_hidden_layers = 2;
+    c.num_attention_heads = 2;
+    c.intermediate_size = 512;
+    c.max_position_embeddings = 32;
+    c.initializer_range = 0.08;
+    c.num_labels = 2;
+    return c;
+}
+
+struct PretrainingBatch {
+    TokenBatch tokens;
+    reference::PretrainingLabels labels;
+};
+
+// Micro-batch k: the second sequence padded after `length` tokens; predictions at three positions of
+// the first sequence and two of the second (its third slot unused), one of them on a token the
+// batch also has unmasked (the word table's row gets both the decoder's and the embedding's gradient).
+PretrainingBatch pretraining_batch(uint32_t k) {
+    PretrainingBatch b{TokenBatch{kBatch, kSeq, {}, {}, {}}, {}};
+    const uint32_t length = 13 - 3 * (k % 2);
+    for (uint32_t i = 0; i < kBatch * kSeq; ++i) {
+        const uint32_t s = i % kSeq;
+        b.tokens.input_ids.push_back(int32_t((i * 37 + 11 + k * 101) % 300));
+        b.tokens.token_type_ids.push_back(s < kSeq / 2 ? 0 : 1);
+        b.tokens.attention_mask.push_back(i >= kSeq && s >= length ? 0 : 1);
+    }
+    b.labels.per_sequence = kPredictions;
+    b.labels.positions = {int32_t(2 + k), 5, 11, 3, int32_t(7 + k), 0};
+    b.labels.tokens = {int32_t((17 * k + 5) % 300), b.tokens.input_ids[20], int32_t(299 - k), 42, int32_t(128 + k), -1};
+    b.labels.next_sentence = {int32_t(k % 2), 1};
+    return b;
+}
+
+void write_batches(DeviceRun& run, const std::vector<PretrainingBatch>& batches, const std::vector<float>& scalars) {
+    for (uint32_t k = 0; k < batches.size(); ++k) {
+        const PretrainingBatch& b = batches[k];
+        run.write_ints(train::input_ids_input(k), b.tokens.input_ids);
+        run.write_ints(train::token_type_ids_input(k), b.tokens.token_type_ids);
+        run.write_ints(train::attention_mask_input(k), b.tokens.attention_mask);
+        run.write_ints(train::labels_input(k), b.labels.next_sentence);
+        run.write_ints(train::masked_lm_positions_input(k), b.labels.positions);
+        run.write_ints(train::masked_lm_labels_input(k), b.labels.tokens);
+        const float used = float(std::count_if(b.labels.tokens.begin(), b.labels.tokens.end(), [](int32_t t) { return t >= 0; }));
+        std::vector<float> weights;
+        for (int32_t t : b.labels.tokens) weights.push_back(t >= 0 ? 1.0f / used : 0.0f);
+        run.write(train::masked_lm_weights_input(k), weights);
+    }
+    run.write(train::kAdamWScalarsInput, scalars);
+}
+
+struct PretrainingCase {
+    const char* name;
+    bool spill = false;  // activations through device memory, the micro-batch one sequence a pass
+};
+void PrintTo(const PretrainingCase& c, std::ostream* os) { *os << c.name; }
+
+class PretrainingStep : public ::testing::TestWithParam<PretrainingCase> {};
+
+TEST_P(PretrainingStep, LossesAndGradientSumsOfTwoStepsMatchTheReference) {
+    const PretrainingCase param = GetParam();
+    KernelHarness h(kInstance, Precision::Fp32);
+    const double tolerance = 1e-4;
+    const BertConfig config = pretraining_config();
+    BertWeights weights = random_bert_weights(config, 23, true, true);
+    const BertWeights zeros = make_empty_bert_weights(config, true, true);
+    train::TrainingOptions options;
+    options.micro_batch = kBatch;
+    options.seq = kSeq;
+    options.grad_accum = kAccum;
+    options.max_predictions = kPredictions;
+    options.vocabulary_chunk = 128;
+    options.table_chunk_rows = 128;
+    if (param.spill) {
+        options.spill_activations = true;
+        options.pass_batch = 1;
+    }
+    const train::TrainingProgram program = train::training_step(h.ctx(), h.program(), h.io(), weights, zeros, zeros, options);
+    std::vector<BertTensorSlot> slots = bert_tensor_slots(weights, true);
+    ASSERT_EQ(program.parameters.size(), slots.size());
+    std::cout << param.name << " pretraining step: " << h.core().sbuf_used() << " bytes of SBUF per partition\n";
+    DeviceRun run(kInstance, h.program().finish());
+
+    for (uint32_t t = 1; t <= 2; ++t) {
+        const std::vector<PretrainingBatch> batches = {pretraining_batch(2 * t - 2), pretraining_batch(2 * t - 1)};
+        std::vector<reference::BertGradients> want;
+        for (const PretrainingBatch& b : batches) want.push_back(reference::bert_pretraining_gradients(weights, b.tokens, b.labels));
+        write_batches(run, batches, train::adamw_step_scalars(1e-3, 0.01, 0.9, 0.999, t));
+        run.run();
+        const std::vector<float> losses = run.read(train::kLossOutput);
+        for (uint32_t k = 0; k < kAccum; ++k)
+            EXPECT_LT(std::fabs(losses[k] - want[k].loss), tolerance * want[k].loss) << "loss of micro-step " << k;
+        double worst = 0;
+        const auto first = bert_tensor_slots(want[0].weights, true), second = bert_tensor_slots(want[1].weights, true);
+        for (size_t i = 0; i < slots.size(); ++i) {
+            std::vector<float> sum = first[i].tensor->values;
+            for (size_t j = 0; j < sum.size(); ++j) sum[j] += second[i].tensor->values[j];
+            const std::vector<float> got = run.read(train::gradient_tensor(slots[i].name));
+            if (slots[i].name.find("key.bias") != std::string::npos) {
+                // Zero but for rounding (softmax ignores a per-row shift): against the query bias's.
+                double dbk = 0, dbq = 0;
+                for (float x : got) dbk = std::max(dbk, double(std::fabs(x)));
+                for (float x : first[i - 2].tensor->values) dbq = std::max(dbq, double(std::fabs(x)));
+                EXPECT_LT(dbk, tolerance * dbq) << slots[i].name;
+                continue;
+            }
+            const double e = testing::relative_error(got, sum);
+            worst = std::max(worst, e);
+            EXPECT_LT(e, tolerance) << "gradient of " << slots[i].name << " in step " << t;
+        }
+        std::cout << param.name << " step " << t << ": losses " << losses[0] << ", " << losses[1] << " (reference "
+                  << want[0].loss << ", " << want[1].loss << "); worst gradient error " << worst << "\n";
+        for (BertTensorSlot& slot : slots) slot.tensor->values = run.read(slot.name);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Trn1, PretrainingStep,
+                         ::testing::Values(PretrainingCase{"fp32"}, PretrainingCase{"fp32_spilled_in_passes", true}),
+                         [](const ::testing::TestParamInfo<PretrainingCase>& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace nsim::kernels
