@@ -47,10 +47,6 @@ public:
         f.output = std::move(x);
         f.output_t = std::move(x_t);
         head(f);
-        if (model_.masked_lm) {
-            if (!in_.prediction_onehot) throw std::logic_error("training_forward: a masked-LM head needs its positions");
-            masked_lm_transform(f);
-        }
         return f;
     }
 
@@ -154,20 +150,22 @@ private:
     // The masked-LM head's transform over the predicted positions: the encoder output's rows gathered
     // feature-major by a matmul with the one-hot [tokens, predictions] (masked^T = output^T onehot),
     // then dense + GELU and LayerNorm as BertPredictionHeadTransform has them.
-    void masked_lm_transform(ForwardTiles& f) {
+public:
+    MaskedLmTiles masked_lm_transform(const TileSet& output, const TileSet& onehot) {
         const isa::DType mm = ctx_.dtypes.matmul;
         const TrainedMaskedLmHead& head = *model_.masked_lm;
-        const uint32_t predictions = in_.prediction_onehot->columns;
         MaskedLmTiles m;
-        TileSet masked_t = tiles(hidden_, predictions, mm, "masked^T");
-        contract_tokens(ctx_, f.output, *in_.prediction_onehot, masked_t);
+        TileSet masked_t = tiles(hidden_, onehot.columns, mm, "masked^T");
+        contract_tokens(ctx_, output, onehot, masked_t);
         m.masked = transposed(masked_t, mm, "masked");
         const GeluProjection g = gelu_projection(masked_t, head.transform, "mlm transform");
         m.transform_in = g.in;
         m.transform_out = g.out;
         normalized(m.transform_out, head.transform_norm, "mlm transformed", m.transformed, m.transformed_t);
-        f.masked_lm = std::move(m);
+        return m;
     }
+
+private:
 
     // pooled = tanh(cls W_p^T + b_p) feature-major over the first token of each sequence, as the
     // inference program computes it; the logits token-major (cross_entropy's layout).
@@ -213,6 +211,13 @@ EncoderLayerSaved LayerActivationTiles::saved() const {
 ForwardTiles training_forward(KernelContext& ctx, builder::DmaChannel& channel, const TrainedBert& model,
                               const ForwardInputs& in, device::AttentionScratch& attention) {
     return Forward(ctx, channel, model, in, attention).run();
+}
+
+MaskedLmTiles masked_lm_transform(KernelContext& ctx, builder::DmaChannel& channel, const TrainedBert& model,
+                                  const ForwardInputs& in, device::AttentionScratch& attention, const TileSet& output,
+                                  const TileSet& prediction_onehot) {
+    if (!model.masked_lm) throw std::logic_error("masked_lm_transform: the model has no masked-LM head");
+    return Forward(ctx, channel, model, in, attention).masked_lm_transform(output, prediction_onehot);
 }
 
 }  // namespace nsim::kernels::train

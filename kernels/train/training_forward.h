@@ -8,7 +8,6 @@
 //   the context transposed to token-major; the pre-norm sums (x + dense + bias) kept, layernorm run
 //     on a copy of them (layer_norm writes in place); the FFN's pre-GELU activations feature-major
 //     with GELU applied by the scalar engine into a second tensor, both transposed to token-major.
-// With a masked-LM head, its transform runs on the predicted positions (MaskedLmTiles).
 // Every kept tensor is its own on-chip buffer. Kept on chip (a small model: 2 layers x 128 hidden x
 // 32 tokens is tens of KiB per partition), or, with an ActivationSpill, stored to device memory as
 // soon as its layer is done, the layer's SBUF then going to the next one (its input and output stay
@@ -51,15 +50,12 @@ struct ForwardTiles {
     TileSet output, output_t;                 // the encoder's output, both layouts
     TileSet cls, pooled;                      // [batch, hidden]: the first tokens, tanh(pooler)
     TileSet logits;                           // [batch, labels] fp32
-    std::optional<MaskedLmTiles> masked_lm;   // with a masked-LM head
 };
 
 struct ForwardInputs {
     uint32_t input_ids = 0, token_types = 0;  // int32 [rows, seq] tensors in device memory
     uint32_t first_row = 0;                   // the first of their rows this forward reads (shape.batch of them)
     ActivationSpill* spill = nullptr;         // where the layers' activations go; null: kept on chip
-    // With a masked-LM head: [tokens, predictions] (matmul dtype), 1 where token t is prediction p's.
-    const TileSet* prediction_onehot = nullptr;
     device::AttentionShape shape;
     float layer_norm_eps = 1e-12f;
 };
@@ -67,5 +63,14 @@ struct ForwardInputs {
 // `attention` holds the mask (device::build_attention_mask) and the softmax's scratch.
 ForwardTiles training_forward(KernelContext& ctx, builder::DmaChannel& channel, const TrainedBert& model,
                               const ForwardInputs& in, device::AttentionScratch& attention);
+
+// The masked-LM head's forward up to the decoder from the encoder's output (ForwardTiles::output):
+// the predicted rows gathered feature-major by a matmul with prediction_onehot ([tokens,
+// predictions], 1 where token t is prediction p's: masked^T = output^T onehot), then dense + GELU
+// and LayerNorm as BertPredictionHeadTransform has them. A step runs it when its backward reaches the
+// head, so that these tiles hold SBUF only while the head's backward needs them.
+MaskedLmTiles masked_lm_transform(KernelContext& ctx, builder::DmaChannel& channel, const TrainedBert& model,
+                                  const ForwardInputs& in, device::AttentionScratch& attention, const TileSet& output,
+                                  const TileSet& prediction_onehot);
 
 }  // namespace nsim::kernels::train

@@ -50,7 +50,8 @@ struct Shared {
     // index row for the masked-LM loss.
     uint32_t max_predictions = 0, vocabulary_chunk = 0;
     TileSet token_index, prediction_offsets;
-    builder::Buffer prediction_offset_row, vocabulary_row;
+    builder::Buffer prediction_offset_row;
+    uint32_t vocabulary_index = 0;  // the tensor of 0, 1, ... vocabulary_chunk - 1
     device::AttentionScratch attention;
     TileSet loss_sum;  // fp32 [1, 1]: the micro-step's loss over its passes
     uint32_t loss_output = 0;
@@ -108,16 +109,13 @@ private:
         const TileSet labels = column(labels_, kFp32, first, batch, "labels/fp32");
 
         std::optional<Predictions> predictions;
-        if (s_.model.masked_lm) {
-            predictions = this->predictions(first);
-            in.prediction_onehot = &predictions->onehot;
-        }
+        if (s_.model.masked_lm) predictions = this->predictions(first);
         const ForwardTiles f = training_forward(ctx_, channel_, s_.model, in, s_.attention);
         TileSet loss = j == 0 ? s_.loss_sum : tiles(1, 1, kFp32, "loss");
         TileSet dlogits = tiles(batch, num_labels, mm, "dlogits");
         cross_entropy(ctx_, f.logits, labels, s_.class_row, dlogits, loss, s_.micro_batch);
         s_.phases->end(kForwardPhase);
-        backward(f, dlogits, ids, types, count, predictions ? &*predictions : nullptr, loss);
+        backward(f, in, dlogits, ids, types, count, predictions ? &*predictions : nullptr, loss);
         if (j > 0)
             ctx_.core.tensor_tensor(isa::Engine::Dve, s_.loss_sum.view(0, 0, 1), s_.loss_sum.view(0, 0, 1), loss.view(0, 0, 1),
                                     isa::AluOp::Add);
@@ -171,7 +169,7 @@ private:
 
     // The gradients, each added into its sum as soon as it is made (the layers' a block at a time,
     // the tables' in chunks of rows); each layer's SBUF goes to the next.
-    void backward(const ForwardTiles& f, const TileSet& dlogits, const TileSet& ids, const TileSet& types, uint32_t count,
+    void backward(const ForwardTiles& f, const ForwardInputs& in, const TileSet& dlogits, const TileSet& ids, const TileSet& types, uint32_t count,
                   const Predictions* predictions, TileSet& loss) {
         const isa::DType mm = ctx_.dtypes.matmul;
         const TrainedBert& model = s_.model;
@@ -191,7 +189,10 @@ private:
                                      {&dy[layers % 2], &pooler.weight, &pooler.bias, &classifier.weight, &classifier.bias});
             uint32_t i = head;
             for (const TileSet* g : {&pooler.weight, &pooler.bias, &classifier.weight, &classifier.bias}) sums.add(*g, i++, 0);
-            if (predictions) masked_lm(f, *predictions, head + 4, loss, dy[layers % 2]);
+        }
+        if (predictions) {
+            ctx_.core.sbuf_rewind(mark);
+            masked_lm(f, in, *predictions, head + 4, loss, dy[layers % 2]);
         }
         for (uint32_t l = layers; l-- > 0;) {
             ctx_.core.sbuf_rewind(mark);
@@ -237,16 +238,18 @@ private:
 
     // The masked-LM head's loss added to the next-sentence one, its gradients into the sums (its
     // parameters from `parameter` on), the encoder output's gradient from it added into dy.
-    void masked_lm(const ForwardTiles& f, const Predictions& p, uint32_t parameter, TileSet& loss, TileSet& dy) {
+    void masked_lm(const ForwardTiles& f, const ForwardInputs& forward, const Predictions& p, uint32_t parameter,
+                   TileSet& loss, TileSet& dy) {
         const isa::DType mm = ctx_.dtypes.matmul;
+        const MaskedLmTiles m = masked_lm_transform(ctx_, channel_, s_.model, forward, s_.attention, f.output, p.onehot);
         MaskedLmHeadInputs in;
-        in.forward = &*f.masked_lm;
+        in.forward = &m;
         in.head = &*s_.model.masked_lm;
         in.word_table = s_.model.tables.word;
         in.labels = &p.labels;
         in.weights = &p.weights;
         in.positions = &p.positions;
-        in.class_row = s_.vocabulary_row;
+        in.class_row = load_broadcast_row(ctx_, channel_, s_.vocabulary_index, s_.vocabulary_chunk, "vocabulary index");
         in.index_row = s_.index_row;
         in.vocabulary_chunk = s_.vocabulary_chunk;
         in.layer_norm_eps = s_.layer_norm_eps;
@@ -341,8 +344,7 @@ TrainingProgram training_step(KernelContext& ctx, builder::ProgramBuilder& progr
             program.add_tensor("prediction offsets/row", isa::TensorRole::Weight, kFp32, {1, predictions},
                                builder::encode_values(offsets, kFp32)),
             predictions, "prediction offsets/row");
-        s.vocabulary_row = load_broadcast_row(ctx, channel, add_index_row(program, "vocabulary index", s.vocabulary_chunk),
-                                              s.vocabulary_chunk, "vocabulary index");
+        s.vocabulary_index = add_index_row(program, "vocabulary index", s.vocabulary_chunk);
     }
     s.index_row = load_broadcast_row(ctx, channel, add_index_row(program, "row index", ctx.partitions()),
                                      ctx.partitions(), "row index");
