@@ -3,11 +3,13 @@
 // prediction slots per sequence with one left unused) as one program on a simulated trn1
 // NeuronCore (train::training_step with the masked-LM and next-sentence heads: two micro-steps of
 // forward, loss, backward and accumulation, then AdamW), compared with
-// reference::bert_pretraining_gradients: each micro-step's loss (MLM + NSP) and every gradient sum,
-// after the first execution and after a second one from the parameters the device holds then (the
-// decoder reads the word table's W^T, which AdamW must have rewritten). The decoder's vocabulary goes
+// reference::bert_pretraining_gradients: each micro-step's loss (MLM + NSP), every gradient sum and
+// every parameter AdamW updates (reference::adamw_step), after the first execution and after a second
+// one from the parameters the device holds then (the decoder reads the word table's W^T, which AdamW
+// must have rewritten). The decoder's vocabulary goes
 // through in chunks of 128 columns (300 = 128 + 128 + 44), so the online log-sum-exp is exercised.
-// fp32: relative 1e-4 of each tensor's largest value (the bound).
+// fp32: relative 1e-4 of each tensor's largest value (the bound); an update within 1e-4 of
+// the largest update plus 2 ulp of the parameter (as TrainingStep checks it).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,8 +17,10 @@
 
 #include "bert/random_weights.h"
 #include "kernel_harness.h"
+#include "reference/adamw.h"
 #include "reference/bert_pretraining_backward.h"
 #include "train/training_step.h"
+#include "training_test_states.h"
 
 namespace nsim::kernels {
 namespace {
@@ -34,7 +38,7 @@ BertConfig pretraining_config() {
     c.hidden_size = 128;
     c.num_hidden_layers = 2;
     c.num_attention_heads = 2;
-    c.intermediate_size = 512;
+    c.intermediate_size = 256;  // narrower than the vocabulary: AdamW takes the decoder bias as [2, 150]
     c.max_position_embeddings = 32;
     c.initializer_range = 0.08;
     c.num_labels = 2;
@@ -96,7 +100,10 @@ TEST_P(PretrainingStep, LossesAndGradientSumsOfTwoStepsMatchTheReference) {
     const double tolerance = 1e-4;
     const BertConfig config = pretraining_config();
     BertWeights weights = random_bert_weights(config, 23, true, true);
-    const BertWeights zeros = make_empty_bert_weights(config, true, true);
+    // AdamW's third step on: m and v are an earlier step's (the reference follows its own copies).
+    BertWeights m = testing::adam_states(config, false, isa::DType::Fp32, true);
+    BertWeights v = testing::adam_states(config, true, isa::DType::Fp32, true);
+    const reference::AdamWHyper adam{1e-3, 0.9, 0.999, 1e-8, 0.01};
     train::TrainingOptions options;
     options.micro_batch = kBatch;
     options.seq = kSeq;
@@ -108,26 +115,32 @@ TEST_P(PretrainingStep, LossesAndGradientSumsOfTwoStepsMatchTheReference) {
         options.spill_activations = true;
         options.pass_batch = 1;
     }
-    const train::TrainingProgram program = train::training_step(h.ctx(), h.program(), h.io(), weights, zeros, zeros, options);
+    const train::TrainingProgram program = train::training_step(h.ctx(), h.program(), h.io(), weights, m, v, options);
     std::vector<BertTensorSlot> slots = bert_tensor_slots(weights, true);
     ASSERT_EQ(program.parameters.size(), slots.size());
     std::cout << param.name << " pretraining step: " << h.core().sbuf_used() << " bytes of SBUF per partition\n";
     DeviceRun run(kInstance, h.program().finish());
 
-    for (uint32_t t = 1; t <= 2; ++t) {
-        const std::vector<PretrainingBatch> batches = {pretraining_batch(2 * t - 2), pretraining_batch(2 * t - 1)};
+    for (uint32_t t = 3; t <= 4; ++t) {
+        const std::vector<PretrainingBatch> batches = {pretraining_batch(2 * t - 6), pretraining_batch(2 * t - 5)};
         std::vector<reference::BertGradients> want;
         for (const PretrainingBatch& b : batches) want.push_back(reference::bert_pretraining_gradients(weights, b.tokens, b.labels));
-        write_batches(run, batches, train::adamw_step_scalars(1e-3, 0.01, 0.9, 0.999, t));
+        write_batches(run, batches, train::adamw_step_scalars(adam.lr, adam.weight_decay, adam.beta1, adam.beta2, t));
         run.run();
         const std::vector<float> losses = run.read(train::kLossOutput);
         for (uint32_t k = 0; k < kAccum; ++k)
             EXPECT_LT(std::fabs(losses[k] - want[k].loss), tolerance * want[k].loss) << "loss of micro-step " << k;
         double worst = 0;
         const auto first = bert_tensor_slots(want[0].weights, true), second = bert_tensor_slots(want[1].weights, true);
+        const auto ms = bert_tensor_slots(m, true), vs = bert_tensor_slots(v, true);
+        double worst_update = 0;
         for (size_t i = 0; i < slots.size(); ++i) {
             std::vector<float> sum = first[i].tensor->values;
             for (size_t j = 0; j < sum.size(); ++j) sum[j] += second[i].tensor->values[j];
+            // AdamW from the averaged gradient: the device's new parameter against the reference's.
+            Tensor p = *slots[i].tensor, average = *slots[i].tensor;
+            for (size_t j = 0; j < sum.size(); ++j) average.values[j] = sum[j] / float(kAccum);
+            reference::adamw_step(p, *ms[i].tensor, *vs[i].tensor, average, adam, t);
             const std::vector<float> got = run.read(train::gradient_tensor(slots[i].name));
             if (slots[i].name.find("key.bias") != std::string::npos) {
                 // Zero but for rounding (softmax ignores a per-row shift): against the query bias's.
@@ -137,12 +150,22 @@ TEST_P(PretrainingStep, LossesAndGradientSumsOfTwoStepsMatchTheReference) {
                 EXPECT_LT(dbk, tolerance * dbq) << slots[i].name;
                 continue;
             }
+            const std::vector<float> updated = run.read(slots[i].name);
+            double diff = 0, update = 0, largest = 0;
+            for (size_t j = 0; j < updated.size(); ++j) {
+                diff = std::max(diff, std::fabs(double(updated[j]) - p.values[j]));
+                update = std::max(update, std::fabs(double(p.values[j]) - slots[i].tensor->values[j]));
+                largest = std::max(largest, std::fabs(double(slots[i].tensor->values[j])));
+            }
+            worst_update = std::max(worst_update, diff / update);
+            EXPECT_LE(diff, tolerance * update + std::ldexp(largest, -22)) << "AdamW update of " << slots[i].name;
             const double e = testing::relative_error(got, sum);
             worst = std::max(worst, e);
             EXPECT_LT(e, tolerance) << "gradient of " << slots[i].name << " in step " << t;
         }
         std::cout << param.name << " step " << t << ": losses " << losses[0] << ", " << losses[1] << " (reference "
-                  << want[0].loss << ", " << want[1].loss << "); worst gradient error " << worst << "\n";
+                  << want[0].loss << ", " << want[1].loss << "); worst gradient error " << worst
+                  << ", worst update error " << worst_update << "\n";
         for (BertTensorSlot& slot : slots) slot.tensor->values = run.read(slot.name);
     }
 }
