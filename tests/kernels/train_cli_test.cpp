@@ -102,14 +102,15 @@ TEST(TrainCli, FineTuningOnMrpcPairsLowersTheLoss) {
     EXPECT_GE(accuracy, 7.0 / 8);  // the last loss (0.08) is that of a model that has learned all eight
 }
 
-// Pretraining (masked LM + next sentence) on sixteen MRPC pairs, masked on the host the BERT way
-// (15 % of the tokens, 80/10/10; half the second sentences swapped for a random pair's, seeded) in two
-// micro-batches of eight: forty fp32 steps lower the loss clearly (random weights start near
-// log(30522) + log(2) = 11); the report says it is pretraining. Measured: see the printed losses.
+// Pretraining (masked LM + next sentence) on eight MRPC pairs, masked on the host the BERT way (15 %
+// of the tokens, 80/10/10; half the second sentences swapped for a random pair's, seeded) in two
+// micro-batches of four: forty fp32 steps lower the loss clearly (random weights start near
+// log(30522) + log(2) = 11; measured 10.96 -> 1.54, the last two steps 2.9 against the first two's
+// 22.2); the report says it is pretraining.
 TEST(TrainCli, PretrainingOnMrpcSentencesLowersTheLoss) {
     ScratchDir dir;
-    const fs::path program = build_program(dir.path(), "--task pretrain --micro-batch 8 --dtype fp32");
-    const fs::path pairs = write_mrpc_pairs(dir.path(), 16);
+    const fs::path program = build_program(dir.path(), "--task pretrain --micro-batch 4 --dtype fp32");
+    const fs::path pairs = write_mrpc_pairs(dir.path(), 8);
     const auto r = run_command(train(program, "--steps 40 --functional --lr 2e-3 --warmup-steps 4 --json --data " + pairs.string()));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);
@@ -120,7 +121,7 @@ TEST(TrainCli, PretrainingOnMrpcSentencesLowersTheLoss) {
     for (double l : losses) std::cout << " " << l;
     std::cout << "\n";
     EXPECT_GT(losses.front(), 9.0);
-    EXPECT_LT(losses[38] + losses[39], 0.6 * (losses[0] + losses[1]));  // the last two against the first two batches
+    EXPECT_LT(losses[38] + losses[39], 0.5 * (losses[0] + losses[1]));  // the last two against the first two batches
     const auto text = run_command(train(program, "--steps 1"));
     ASSERT_EQ(text.exit_code, 0) << text.err;
     EXPECT_NE(text.out.find("pretraining"), std::string::npos) << text.out;
