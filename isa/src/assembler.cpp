@@ -123,7 +123,7 @@ private:
         if (tensors_.count(t.name)) fail(at, "tensor '" + t.name + "' is already defined");
         const Token role_token = peek();
         const auto role = role_from_name(name("tensor role"));
-        if (!role) fail(role_token, "unknown tensor role '" + role_token.text + "' (input, output, weight, scratch)");
+        if (!role) fail(role_token, "unknown tensor role '" + role_token.text + "' (input, output, weight, scratch, state)");
         t.role = *role;
         t.dtype = dtype();
         expect("[");

@@ -6,7 +6,7 @@
 
 namespace nsim::isa {
 namespace {
-constexpr std::string_view role_names[] = {"input", "output", "weight", "scratch"};
+constexpr std::string_view role_names[] = {"input", "output", "weight", "scratch", "state"};
 constexpr std::string_view location_names[] = {"device", "host"};
 }  // namespace
 

@@ -55,12 +55,12 @@ public:
     Loader(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel, isa::DType states)
         : ctx_(ctx), program_(program), channel_(channel), act_(ctx.dtypes.activation), states_(states) {}
 
-    // A tensor the program updates (a parameter, an optimizer state, W^T): Scratch, which the
-    // runtime loads once and the program may write, so each execution starts where the last ended.
-    // Without values (a timing-only program), the tensor has no contents.
+    // A tensor the program updates (a parameter, an optimizer state, W^T): State, which the runtime
+    // loads once and the program may write, so each execution starts where the last ended. Without
+    // values (a timing-only program), the tensor has no contents.
     uint32_t add(const std::string& name, const Tensor& t, isa::DType dtype) {
         const auto [rows, columns] = matrix_shape(t);
-        return program_.add_tensor(name, isa::TensorRole::Scratch, dtype, {rows, columns},
+        return program_.add_tensor(name, isa::TensorRole::State, dtype, {rows, columns},
                                    t.values.empty() ? std::vector<uint8_t>{} : builder::encode_values(t.values, dtype));
     }
 

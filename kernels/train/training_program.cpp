@@ -56,8 +56,8 @@ TrainingStateBytes training_state_bytes(const isa::Container& program) {
     };
     TrainingStateBytes b;
     for (const isa::TensorInfo& t : program.tensors) {
-        if (t.location != isa::TensorLocation::Device || t.role != isa::TensorRole::Scratch || is_spilled_activation(t.name))
-            continue;
+        const bool trained = t.role == isa::TensorRole::State || t.role == isa::TensorRole::Scratch;
+        if (t.location != isa::TensorLocation::Device || !trained || is_spilled_activation(t.name)) continue;
         if (ends_with(t.name, gradient_tensor(""))) b.gradients += t.size_bytes();
         else if (ends_with(t.name, m_tensor("")) || ends_with(t.name, v_tensor(""))) b.optimizer_states += t.size_bytes();
         else b.weights += t.size_bytes();

@@ -16,8 +16,11 @@ HappensBefore::HappensBefore(std::vector<const isa::InstructionStream*> queues) 
         for (uint32_t i = 0; i < queues_[q]->instructions.size(); ++i) {
             const isa::Instruction& inst = queues_[q]->instructions[i];
             if (inst.sync.wait_semaphore != isa::kNoSemaphore) {
-                if (inst.sync.wait_semaphore >= floor.size()) floor.resize(inst.sync.wait_semaphore + 1, 0);
-                floor[inst.sync.wait_semaphore] = std::max(floor[inst.sync.wait_semaphore], inst.sync.wait_value);
+                const uint16_t sem = inst.sync.wait_semaphore;
+                if (sem >= floor.size()) floor.resize(sem + 1, 0);
+                floor[sem] = std::max(floor[sem], inst.sync.wait_value);
+                if (sem >= waits_.size()) waits_.resize(sem + 1, std::vector<std::vector<Wait>>(queues_.size()));
+                waits_[sem][q].push_back({i, floor[sem]});
             }
             if (inst.sync.signal_semaphore != isa::kNoSemaphore) {
                 const uint16_t sem = inst.sync.signal_semaphore;
@@ -52,8 +55,10 @@ bool HappensBefore::wait_dependencies(size_t waiter_queue, uint32_t waiter_index
         // Every rule fails from some signal on (floors grow, indices grow, clocks grow along a queue).
         auto can_be_early = [&](const Signaller& s) {
             if (s.floor >= value || (q == waiter_queue && s.index >= waiter_index)) return false;
-            return q == waiter_queue || known_.empty() || known_[q][s.index].empty() ||
-                   known_[q][s.index][waiter_queue] < int32_t(waiter_index);
+            if (known_.empty() || known_[q][s.index].empty()) return true;
+            const Clock& issued = known_[q][s.index];
+            if (q != waiter_queue && issued[waiter_queue] >= int32_t(waiter_index)) return false;
+            return reached_before(sem, issued) < value;
         };
         const size_t n = size_t(std::partition_point(mine.begin(), mine.end(), can_be_early) - mine.begin());
         available[q] = n;
@@ -65,6 +70,19 @@ bool HappensBefore::wait_dependencies(size_t waiter_queue, uint32_t waiter_index
         if (guaranteed > 0) dependencies->push_back({q, signallers_[sem][q][size_t(guaranteed) - 1].index});
     }
     return true;
+}
+
+uint32_t HappensBefore::reached_before(uint16_t sem, const Clock& clock) const {
+    if (sem >= waits_.size()) return 0;
+    uint32_t reached = 0;
+    for (size_t r = 0; r < queues_.size(); ++r) {
+        const std::vector<Wait>& waits = waits_[sem][r];
+        // The last of queue r's waits on `sem` at or before the last instruction the clock knows complete.
+        auto after = std::partition_point(waits.begin(), waits.end(),
+                                          [&](const Wait& w) { return int64_t(w.index) <= clock[r]; });
+        if (after != waits.begin()) reached = std::max(reached, std::prev(after)->floor);
+    }
+    return reached;
 }
 
 std::vector<std::vector<Clock>> HappensBefore::order(const Visitor* visitor, std::vector<std::string>* stuck) const {

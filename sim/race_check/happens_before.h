@@ -14,8 +14,10 @@
 // ordering from that wait. A semaphore that sem_set writes gives no ordering at all.
 //
 // Signals that cannot be among the first v are left out: the waiting queue's own from the waiter on,
-// those of a queue that itself waited for >= v on the same semaphore before signalling, and those a
-// previous pass proved to issue only after the waiter completed (passes repeat until nothing changes).
+// those of a queue that itself waited for >= v on the same semaphore before signalling, those issued
+// after any instruction of any queue that waited for >= v completed, and those a previous pass proved
+// to issue only after the waiter completed (the last two from the previous pass's clocks; passes
+// repeat until nothing changes).
 //
 // Clocks: for each instruction I, clock[q] = the highest index of queue q known completed before I
 // issues (-1: none). Computed in a pass that advances each queue while the instructions its next
@@ -69,6 +71,15 @@ private:
     std::vector<const isa::InstructionStream*> queues_;
     // Per semaphore: per queue, its instructions that signal it, in order.
     std::vector<std::vector<std::vector<Signaller>>> signallers_;
+    struct Wait {
+        uint32_t index;   // in its queue
+        uint32_t floor;   // the largest value of the semaphore its queue waited for up to and with it
+    };
+    // The largest value of `sem` some instruction known complete at `clock` waited for: the semaphore had
+    // reached it before, so a signal issued at `clock` is not among the first that many.
+    uint32_t reached_before(uint16_t sem, const Clock& clock) const;
+    // Per semaphore: per queue, its instructions that wait on it, in order.
+    std::vector<std::vector<std::vector<Wait>>> waits_;
     std::vector<std::vector<Clock>> known_;   // the previous pass's completion clocks (empty: none yet)
     std::vector<bool> set_by_instruction_;   // sem_set writes it: waits on it order nothing
 };

@@ -53,9 +53,12 @@ public:
         for (const isa::InstructionStream& s : program.streams)
             if (s.core == core) queues_.push_back(&s);
         for (int s = 0; s < 4; ++s) shadows_.emplace_back(queues_.size());
-        // What the host put in device and host memory before the execution: inputs and weights.
+        // What the host put in device and host memory before the execution: inputs, weights, state (a
+        // timing-only program leaves its contents out, but the host's are there), and initialised scratch.
         for (const isa::TensorInfo& t : program.tensors) {
-            if (t.role != isa::TensorRole::Input && t.role != isa::TensorRole::Weight) continue;
+            const bool from_host = t.role == isa::TensorRole::Input || t.role == isa::TensorRole::Weight ||
+                                   t.role == isa::TensorRole::State || !t.data.empty();
+            if (!from_host) continue;
             auto& shadow = shadows_[size_t(t.location == isa::TensorLocation::Host ? AddressSpace::Host : AddressSpace::Device)];
             shadow.update({t.offset, t.offset + t.size_bytes()}, [](ByteState& b) { b.written = true; });
         }

@@ -120,6 +120,75 @@ TEST_F(RaceCheck, RunCheckRefusesARacyProgramAndRunsACleanOne) {
     EXPECT_NE(ran.out.find("latency"), std::string::npos) << ran.out;
 }
 
+// Two DMA queues signal `moved`. dma1's transfer waits (through pool) until `moved` reached 1, so it is
+// never among the first signal: act's wait for moved >= 1 is dma0's store, and act may then overwrite
+// what dma0 loaded and stored. Without pool's wait, dma1 may signal first, and the overwrite races.
+const std::string kTwoSignallers = R"(.target v2
+.cores 1
+.tensor A input fp32 [128, 64] device 0x0
+.tensor B input fp32 [128, 64] device 0x10000
+.tensor C output fp32 [128, 64] device 0x20000
+.sem moved 0
+.sem gate 1
+.core 0
+dma0 dma_copy dst=fp32 sbuf[0:128] +0 [[1,64]], src=fp32 dram:A +0 [[64,128],[1,64]]
+dma0 dma_copy dst=fp32 dram:C +0 [[64,128],[1,64]], src=fp32 sbuf[0:128] +0 [[1,64]], signal=moved
+pool nop wait=moved>=1, signal=gate
+dma1 dma_copy dst=fp32 sbuf[0:128] +1024 [[1,64]], src=fp32 dram:B +0 [[64,128],[1,64]], wait=gate>=1, signal=moved
+act activation dst=fp32 sbuf[0:128] +0 [[1,64]], src=fp32 sbuf[0:128] +0 [[1,64]], func=identity, scale=1, bias=none, reduce_op=none, reduce_dst=none, wait=moved>=1
+)";
+
+TEST_F(RaceCheck, ASignalThatWaitsUntilTheCountWasReachedDoesNotSatisfyTheWait) {
+    const auto clean = check(assemble("ordered", kTwoSignallers));
+    EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+    std::string early = kTwoSignallers;
+    const std::string gated = "pool nop wait=moved>=1, signal=gate";
+    early.replace(early.find(gated), gated.size(), "pool nop signal=gate");
+    const auto racy = check(assemble("early", early));
+    EXPECT_EQ(racy.exit_code, 1) << racy.out;
+    EXPECT_NE(racy.out.find("race on SBUF partition 0 byte 0: core 0 act #0 (activation) and core 0 dma0 #0"), std::string::npos)
+        << racy.out;
+}
+
+// A scratch tensor with initial contents (a training program's parameters, which the optimizer
+// rewrites) was written by the host; one without was not.
+TEST_F(RaceCheck, ScratchWithInitialContentsCountsAsWritten) {
+    const std::string program = R"(.target v2
+.cores 1
+.tensor P scratch fp32 [1, 4] device 0x0
+.data P 0000803f0000803f0000803f0000803f
+.tensor Q scratch fp32 [1, 4] device 0x100
+.tensor C output fp32 [1, 4] device 0x200
+.sem loaded 0
+.core 0
+dma0 dma_copy dst=fp32 sbuf[0:1] +0 [[1,4]], src=fp32 dram:P +0 [[4,1],[1,4]], signal=loaded
+dma0 dma_copy dst=fp32 dram:C +0 [[4,1],[1,4]], src=fp32 sbuf[0:1] +0 [[1,4]]
+)";
+    EXPECT_EQ(check(assemble("initialised", program)).exit_code, 0);
+    std::string unwritten = program;
+    unwritten.replace(unwritten.find("dram:P"), 6, "dram:Q");
+    const auto r = check(assemble("unwritten", unwritten));
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_NE(r.out.find("core 0 dma0 #0 (dma_copy) reads device memory byte 0x100 that nothing wrote before it"), std::string::npos)
+        << r.out;
+}
+
+// Training programs (parameters and optimizer states as state, left out of the timing-only one; one
+// DMA channel's counting semaphore shared by sixteen queues) are clean.
+TEST_F(RaceCheck, TrainingProgramsAreClean) {
+    const auto dir = dir_.path();
+    std::ofstream(dir / "config.json") << R"({"vocab_size": 120, "hidden_size": 128, "num_hidden_layers": 2,
+        "num_attention_heads": 2, "intermediate_size": 256, "max_position_embeddings": 64})";
+    for (const std::string options : {"", " --timing-only"}) {
+        const std::string program = (dir / "train.bin").string();
+        const auto built = test::run_command(test::tool_path("neuron-build") + " bert-train --model " + (dir / "config.json").string() +
+                                             " --seq 32 --micro-batch 2 --instance trn1.2xlarge" + options + " -o " + program);
+        ASSERT_EQ(built.exit_code, 0) << built.err;
+        const auto r = check(program);
+        EXPECT_EQ(r.exit_code, 0) << options << ":\n" << r.out.substr(0, 2000) << r.err;
+    }
+}
+
 TEST_F(RaceCheck, AnUnreadableProgramIsOneLine) {
     const auto r = check((dir_.path() / "nope.bin").string());
     EXPECT_EQ(r.exit_code, 1);

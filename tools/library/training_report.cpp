@@ -19,7 +19,7 @@ TrainingMemory memory_of(const isa::Container& program, const config::HostSpec& 
     for (const isa::TensorInfo& t : program.tensors) {
         if (t.location != isa::TensorLocation::Device) continue;
         if (kernels::train::is_spilled_activation(t.name)) m.activations += t.size_bytes();
-        else if (t.role != isa::TensorRole::Scratch) m.other += t.size_bytes();
+        else if (t.role != isa::TensorRole::Scratch && t.role != isa::TensorRole::State) m.other += t.size_bytes();
     }
     const std::string pass = program.metadata_value("sequences_per_pass");
     m.sequences_per_pass = pass.empty() ? 0 : uint32_t(std::stoul(pass));

@@ -58,7 +58,7 @@ public:
     uint32_t add_tensor(const std::string& name, const std::string& role, const std::string& dtype, std::vector<uint64_t> shape,
                         const py::object& data) {
         const std::optional<isa::TensorRole> r = isa::role_from_name(role);
-        if (!r) throw py::value_error("unknown tensor role '" + role + "' (input, output, weight, scratch...)");
+        if (!r) throw py::value_error("unknown tensor role '" + role + "' (input, output, weight, scratch, state)");
         std::vector<uint8_t> bytes;
         if (!data.is_none()) {
             isa::TensorInfo info;

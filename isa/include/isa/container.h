@@ -17,7 +17,11 @@ namespace nsim::isa {
 constexpr uint32_t kFormatVersion = 2;
 constexpr uint32_t kOldestFormatVersion = 1;
 
-enum class TensorRole : uint8_t { Input, Output, Weight, Scratch };
+// Input/Output: copied in and out per execution. Weight: loaded once, read only. Scratch: the program's
+// working memory. State: loaded once, read and written by the program and kept across executions (a
+// training program's parameters and optimizer states); the host's, even when a timing-only program
+// leaves its contents out.
+enum class TensorRole : uint8_t { Input, Output, Weight, Scratch, State };
 enum class TensorLocation : uint8_t { Device, Host };
 
 std::string_view name_of(TensorRole);
