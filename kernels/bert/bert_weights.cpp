@@ -59,7 +59,15 @@ std::vector<BertTensorSlot> bert_tensor_slots(BertWeights& weights, bool with_em
         list.layer_norm(p + ".output.LayerNorm", layer.output_layer_norm, hidden);
     }
     list.linear("bert.pooler.dense", weights.pooler, hidden, hidden);
-    list.linear("classifier", weights.classifier, static_cast<size_t>(c.num_labels), hidden);
+    if (!weights.pretraining) {
+        list.linear("classifier", weights.classifier, static_cast<size_t>(c.num_labels), hidden);
+        return std::move(list.slots);
+    }
+    list.linear("cls.seq_relationship", weights.classifier, static_cast<size_t>(c.num_labels), hidden);
+    BertPretrainingHeads& heads = *weights.pretraining;
+    list.linear("cls.predictions.transform.dense", heads.transform, hidden, hidden);
+    list.layer_norm("cls.predictions.transform.LayerNorm", heads.transform_norm, hidden);
+    list.add("cls.predictions.bias", {static_cast<size_t>(c.vocab_size)}, heads.decoder_bias, false);
     return std::move(list.slots);
 }
 
@@ -83,10 +91,13 @@ BertWeights bert_weights_to_load(const BertConfig& config, bool with_embeddings,
     return weights;
 }
 
-BertWeights make_empty_bert_weights(const BertConfig& config, bool with_embeddings) {
+BertWeights make_empty_bert_weights(const BertConfig& config, bool with_embeddings, bool pretraining) {
+    if (pretraining && config.num_labels != 2)
+        throw std::invalid_argument("make_empty_bert_weights: the next-sentence head has 2 labels");
     BertWeights weights;
     weights.config = config;
     if (with_embeddings) weights.embeddings.emplace();
+    if (pretraining) weights.pretraining.emplace();
     weights.layers.resize(static_cast<size_t>(config.num_hidden_layers));
     for (BertTensorSlot& slot : bert_tensor_slots(weights, with_embeddings)) *slot.tensor = Tensor(slot.shape);
     return weights;

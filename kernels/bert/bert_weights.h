@@ -1,5 +1,5 @@
-// The parameters of BertForSequenceClassification in fp32, in Hugging Face's layouts: Linear weights are
-// [out_features, in_features] and y = x W^T + b.
+// The parameters of BertForSequenceClassification (or, with `pretraining`, BertForPreTraining) in fp32,
+// in Hugging Face's layouts: Linear weights are [out_features, in_features] and y = x W^T + b.
 #pragma once
 
 #include <optional>
@@ -37,13 +37,23 @@ struct BertLayerWeights {
     LayerNormWeights output_layer_norm;
 };
 
+// BertForPreTraining's masked-LM head (cls.predictions): transform (dense, GELU, LayerNorm), then the
+// decoder to the vocabulary, whose weight is the word embeddings (tied) plus its own bias. Its
+// next-sentence head (cls.seq_relationship, [2, hidden] on the pooled output) is BertWeights::classifier.
+struct BertPretrainingHeads {
+    LinearWeights transform;          // [hidden, hidden]
+    LayerNormWeights transform_norm;  // [hidden]
+    Tensor decoder_bias;              // [vocab_size]
+};
+
 struct BertWeights {
     BertConfig config;
     // Absent when the model runs from embedding-layer outputs computed elsewhere (bert-tiny-sst2-fhe).
     std::optional<BertEmbeddingWeights> embeddings;
     std::vector<BertLayerWeights> layers;
     LinearWeights pooler;      // [hidden, hidden], tanh
-    LinearWeights classifier;  // [num_labels, hidden]
+    LinearWeights classifier;  // [num_labels, hidden]; with pretraining heads: next-sentence, [2, hidden]
+    std::optional<BertPretrainingHeads> pretraining;
 };
 
 // One parameter: its Hugging Face name, the shape the config implies, and where it lives.
@@ -55,13 +65,16 @@ struct BertTensorSlot {
     bool is_layer_norm = false;
 };
 
-// Every parameter of `weights` in state_dict order. Embedding slots are listed only when
+// Every parameter of `weights` in state_dict order (with pretraining heads: the classifier named
+// cls.seq_relationship, then the masked-LM head's cls.predictions.* after it; the tied decoder weight is
+// the word embeddings' slot). Embedding slots are listed only when
 // `with_embeddings`; the caller makes sure weights.embeddings / weights.layers exist to point into.
 std::vector<BertTensorSlot> bert_tensor_slots(BertWeights& weights, bool with_embeddings);
 
 // BertWeights with containers sized for the config (layers, optional embeddings) and every tensor
 // shaped but zero; loaders then fill the slots.
-BertWeights make_empty_bert_weights(const BertConfig& config, bool with_embeddings);
+// With `pretraining`, the masked-LM head too (and a 2-way classifier: config.num_labels must be 2).
+BertWeights make_empty_bert_weights(const BertConfig& config, bool with_embeddings, bool pretraining = false);
 
 // BertWeights with the config's layers in place but no tensor allocated, for a loader that fills
 // each slot from a checkpoint of `checkpoint_tensors` tensors. A num_hidden_layers needing more

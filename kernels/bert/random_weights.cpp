@@ -47,8 +47,8 @@ void fill_random_normal(Tensor& tensor, uint64_t seed, std::string_view name, fl
         value = static_cast<float>(mean + stddev * approximately_normal(rng.next()));
 }
 
-BertWeights random_bert_weights(const BertConfig& config, uint64_t seed, bool with_embeddings) {
-    BertWeights weights = make_empty_bert_weights(config, with_embeddings);
+BertWeights random_bert_weights(const BertConfig& config, uint64_t seed, bool with_embeddings, bool pretraining) {
+    BertWeights weights = make_empty_bert_weights(config, with_embeddings, pretraining);
     const auto range = static_cast<float>(config.initializer_range);
     for (BertTensorSlot& slot : bert_tensor_slots(weights, with_embeddings)) {
         if (!slot.is_layer_norm)

@@ -13,7 +13,9 @@ namespace nsim::kernels {
 // Linear and embedding weights and all biases ~ approximately N(0, initializer_range); LayerNorm
 // gamma ~ 1 + N(0, 0.1), beta ~ N(0, 0.1). Biases and LayerNorm are not left at 0/1 (as a fresh
 // Hugging Face model has them) so that a kernel that forgets one of them fails its test.
-BertWeights random_bert_weights(const BertConfig& config, uint64_t seed, bool with_embeddings = true);
+// With `pretraining`, BertForPreTraining's heads too (make_empty_bert_weights).
+BertWeights random_bert_weights(const BertConfig& config, uint64_t seed, bool with_embeddings = true,
+                                bool pretraining = false);
 
 // Fills `tensor` with approximately standard-normal values times `stddev` plus `mean`, from a stream
 // keyed by (seed, name).

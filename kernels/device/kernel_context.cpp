@@ -77,10 +77,25 @@ View WeightRing::load(const DramMatrix& matrix, Range rows, uint32_t column, uin
         throw std::logic_error("a weight block larger than a weight slot");
     const uint32_t s = next_++ % uint32_t(slots_.size());
     const View dst = builder::tile(slots_[s], dtype_, 0, rows.size, 0, columns);
-    const View src = builder::dram(
-        builder::dram_rows(matrix.tensor, matrix.dtype, matrix.columns, rows.begin, rows.size, column, columns));
+    const View src = builder::dram(builder::dram_rows(matrix.tensor, matrix.dtype,
+                                                      matrix.row_length ? matrix.row_length : matrix.columns,
+                                                      matrix.first_row + rows.begin, rows.size,
+                                                      matrix.first_column + column, columns));
     core_.dma(*channels_[s], CoreBuilder::split_rows(dst, src, uint32_t(channels_[s]->queues().size())));
     return dst;
+}
+
+DramMatrix DramMatrix::window(Range row_range, Range column_range) const {
+    if (interleave) throw std::logic_error("a window of an interleaved weight matrix");
+    if (row_range.begin + row_range.size > rows || column_range.begin + column_range.size > columns)
+        throw std::logic_error("a window outside its matrix");
+    DramMatrix w = *this;
+    w.rows = row_range.size;
+    w.columns = column_range.size;
+    w.first_row += row_range.begin;
+    w.first_column += column_range.begin;
+    w.row_length = row_length ? row_length : columns;
+    return w;
 }
 
 uint32_t WeightRing::tiles_per_slot(const DramMatrix& matrix, uint32_t columns) const {

@@ -61,11 +61,15 @@ struct ColumnParams {
 // (k % t) * (rows / t) + k / t, so the rows one partition takes from successive k-tiles are adjacent
 // and a block of several k-tiles loads as one long run per partition row (DMABW: >= 2 KiB per
 // partition, 4 KiB to saturate).
+// A row-major matrix may also be a window of a larger one (window(): rows and columns of it, as the
+// vocabulary-sized decoder of a masked-LM head streams its tied word embeddings a chunk at a time).
 struct DramMatrix {
     uint32_t tensor = 0;
     uint32_t rows = 0, columns = 0;
     isa::DType dtype = isa::DType::Fp32;
     uint32_t interleave = 0;  // 0: row-major
+    uint32_t first_row = 0, first_column = 0, row_length = 0;  // in the tensor; row_length 0: columns
+    DramMatrix window(Range row_range, Range column_range) const;
 };
 
 // K-tiles of a weight matrix loaded side by side into one weight slot, `columns` wide each.

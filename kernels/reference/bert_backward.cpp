@@ -87,47 +87,64 @@ Tensor encoder_layer_backward(const EncoderLayerActivations& a, const BertLayerW
     return add(add(attn_norm.input, q.input), add(k.input, v.input));
 }
 
-BertGradients bert_classification_gradients(const BertWeights& weights, const TokenBatch& tokens,
-                                            const std::vector<int32_t>& labels) {
-    if (!weights.embeddings) throw std::invalid_argument("bert_classification_gradients: the weights have no embeddings");
+BertEncoderForward bert_encoder_forward(const BertWeights& weights, const TokenBatch& tokens) {
+    if (!weights.embeddings) throw std::invalid_argument("bert reference gradients: the weights have no embeddings");
     if (weights.config.hidden_act != HiddenActivation::GeluErf)
-        throw std::invalid_argument("bert_classification_gradients: only the erf GELU has a backward here");
+        throw std::invalid_argument("bert reference gradients: only the erf GELU has a backward here");
     const BertConfig& c = weights.config;
     const BertEmbeddingWeights& e = *weights.embeddings;
     const size_t batch = tokens.batch, seq = tokens.seq_len, hidden = size_t(c.hidden_size);
-    const Tensor mask = attention_mask_bias(tokens.attention_mask, batch, seq);
-
-    // Forward, keeping each layer's activations.
-    Tensor embedding_sum({batch * seq, hidden});
-    add_rows(embedding_sum, e.word, tokens.input_ids);
-    add_rows(embedding_sum, e.position, position_ids(batch, seq));
-    add_rows(embedding_sum, e.token_type, tokens.token_type_ids);
-    Tensor x = layer_norm(embedding_sum, e.layer_norm, c.layer_norm_eps);
-    std::vector<EncoderLayerActivations> layers;
+    BertEncoderForward f;
+    f.mask = attention_mask_bias(tokens.attention_mask, batch, seq);
+    f.embedding_sum = Tensor({batch * seq, hidden});
+    add_rows(f.embedding_sum, e.word, tokens.input_ids);
+    add_rows(f.embedding_sum, e.position, position_ids(batch, seq));
+    add_rows(f.embedding_sum, e.token_type, tokens.token_type_ids);
+    Tensor x = layer_norm(f.embedding_sum, e.layer_norm, c.layer_norm_eps);
     for (const BertLayerWeights& w : weights.layers) {
-        layers.push_back(encoder_layer_activations(x, w, c, mask, batch, seq));
-        const EncoderLayerActivations& a = layers.back();
-        x = layer_norm(a.output_sum, w.output_layer_norm, c.layer_norm_eps);
+        f.layers.push_back(encoder_layer_activations(x, w, c, f.mask, batch, seq));
+        x = layer_norm(f.layers.back().output_sum, w.output_layer_norm, c.layer_norm_eps);
     }
-    const Tensor logits = classifier(pooler(x, weights.pooler, batch, seq), weights.classifier);
+    f.output = std::move(x);
+    return f;
+}
 
-    // Backward.
-    BertGradients g{0, make_empty_bert_weights(c, true)};
-    const CrossEntropy loss = cross_entropy(logits, labels);
-    g.loss = loss.loss;
-    const ClassifierHeadGradients head =
-        classifier_head_backward(x, weights.pooler, weights.classifier, loss.logits, batch, seq);
-    assign(g.weights.pooler, head.pooler);
-    assign(g.weights.classifier, head.classifier);
-    Tensor dx = head.hidden;
-    for (size_t l = layers.size(); l-- > 0;)
-        dx = encoder_layer_backward(layers[l], weights.layers[l], c, mask, dx, batch, seq, g.weights.layers[l]);
-    BertEmbeddingWeights& ge = *g.weights.embeddings;
-    const LayerNormGradients norm = layer_norm_backward(embedding_sum, e.layer_norm.gamma, dx, c.layer_norm_eps);
+void bert_encoder_backward(const BertWeights& weights, const TokenBatch& tokens, const BertEncoderForward& f, Tensor dx,
+                           BertWeights& g) {
+    const BertConfig& c = weights.config;
+    const BertEmbeddingWeights& e = *weights.embeddings;
+    const size_t batch = tokens.batch, seq = tokens.seq_len;
+    for (size_t l = f.layers.size(); l-- > 0;)
+        dx = encoder_layer_backward(f.layers[l], weights.layers[l], c, f.mask, dx, batch, seq, g.layers[l]);
+    BertEmbeddingWeights& ge = *g.embeddings;
+    const LayerNormGradients norm = layer_norm_backward(f.embedding_sum, e.layer_norm.gamma, dx, c.layer_norm_eps);
     assign(ge.layer_norm, norm);
     ge.word = embedding_backward(tokens.input_ids, norm.input, e.word.rows());
     ge.position = embedding_backward(position_ids(batch, seq), norm.input, e.position.rows());
     ge.token_type = embedding_backward(tokens.token_type_ids, norm.input, e.token_type.rows());
+}
+
+BertGradients next_sentence_head_gradients(const BertWeights& weights, const BertEncoderForward& f,
+                                           const TokenBatch& tokens, const std::vector<int32_t>& labels, Tensor& dx) {
+    const size_t batch = tokens.batch, seq = tokens.seq_len;
+    const Tensor logits = classifier(pooler(f.output, weights.pooler, batch, seq), weights.classifier);
+    BertGradients g{0, make_empty_bert_weights(weights.config, true, weights.pretraining.has_value())};
+    const CrossEntropy loss = cross_entropy(logits, labels);
+    g.loss = loss.loss;
+    const ClassifierHeadGradients head =
+        classifier_head_backward(f.output, weights.pooler, weights.classifier, loss.logits, batch, seq);
+    assign(g.weights.pooler, head.pooler);
+    assign(g.weights.classifier, head.classifier);
+    dx = head.hidden;
+    return g;
+}
+
+BertGradients bert_classification_gradients(const BertWeights& weights, const TokenBatch& tokens,
+                                            const std::vector<int32_t>& labels) {
+    const BertEncoderForward f = bert_encoder_forward(weights, tokens);
+    Tensor dx;
+    BertGradients g = next_sentence_head_gradients(weights, f, tokens, labels, dx);
+    bert_encoder_backward(weights, tokens, f, std::move(dx), g.weights);
     return g;
 }
 

@@ -39,6 +39,24 @@ struct BertGradients {
     BertWeights weights;  // every tensor holds dL/d(that parameter), in the parameters' layout
 };
 
+// The encoder's forward from the tokens, keeping what its backward needs.
+struct BertEncoderForward {
+    Tensor mask;           // attention_mask_bias
+    Tensor embedding_sum;  // word + position + token type, before the embedding layernorm
+    std::vector<EncoderLayerActivations> layers;
+    Tensor output;         // [batch * seq, hidden]
+};
+// std::invalid_argument for weights without embeddings or with another GELU than erf.
+BertEncoderForward bert_encoder_forward(const BertWeights& weights, const TokenBatch& tokens);
+// From dx, the gradient of the encoder's output: the layers' and embeddings' gradients into `gradients`.
+void bert_encoder_backward(const BertWeights& weights, const TokenBatch& tokens, const BertEncoderForward& forward,
+                           Tensor dx, BertWeights& gradients);
+// The pooler + classifier head's loss (mean cross-entropy over sequences; a BertForPreTraining's
+// next-sentence head is the same) and gradients, in gradients shaped like `weights` (all else zero);
+// dx gets the encoder output's gradient from it.
+BertGradients next_sentence_head_gradients(const BertWeights& weights, const BertEncoderForward& forward,
+                                           const TokenBatch& tokens, const std::vector<int32_t>& labels, Tensor& dx);
+
 // weights must include the embeddings and use the erf GELU (std::invalid_argument otherwise); one
 // label in [0, num_labels) per sequence.
 BertGradients bert_classification_gradients(const BertWeights& weights, const TokenBatch& tokens,

@@ -21,6 +21,7 @@ public:
     const std::vector<uint32_t>& tensors() const { return tensors_; }
     // Whether the gradients to come are the step's first of their parameters (stored, not added).
     void set_first(bool first) { first_ = first; }
+    bool first() const { return first_; }
 
     uint32_t block_columns() const override { return block_columns_; }
     TileSet begin(uint32_t parameter, uint32_t first_row, uint32_t first_column, uint32_t rows, uint32_t columns) override;

@@ -12,6 +12,26 @@ using builder::View;
 using device::kFp32;
 constexpr float kClipEps = 1e-6f;  // torch.nn.utils.clip_grad_norm_'s
 constexpr uint64_t kSbufAlignmentSlack = 64;  // what the SBUF allocator may pad a buffer with
+// AdamW is element-wise: a vector wider than every matrix row (a vocabulary's decoder bias: 30522
+// elements, 119 KiB of fp32 per row) is updated as the [n / c, c] matrix of the same bytes, c the
+// largest divisor of n no wider than `widest`, so that its rows spread over partitions.
+ParameterTensors as_rows(ParameterTensors p, uint32_t widest) {
+    if (p.rows != 1 || p.transposed != isa::kNoTensor || p.columns <= widest) return p;
+    uint32_t c = widest;
+    while (p.columns % c != 0) --c;
+    p.rows = p.columns / c;
+    p.columns = c;
+    return p;
+}
+
+OptimizerStep with_vectors_as_rows(OptimizerStep step) {
+    uint32_t widest = 1;
+    for (const ParameterTensors& p : step.parameters)
+        if (p.rows > 1) widest = std::max(widest, p.columns);
+    for (ParameterTensors& p : step.parameters) p = as_rows(p, widest);
+    return step;
+}
+
 struct Chunking {
     uint32_t rows_per_chunk = 0;
     uint64_t bytes = 0;  // of the largest chunk
@@ -20,7 +40,7 @@ struct Chunking {
 class Optimizer {
 public:
     Optimizer(KernelContext& ctx, builder::DmaChannel& channel, const OptimizerStep& step)
-        : ctx_(ctx), core_(ctx.core), channel_(channel), step_(step), act_(ctx.dtypes.activation),
+        : ctx_(ctx), core_(ctx.core), channel_(channel), step_(with_vectors_as_rows(step)), act_(ctx.dtypes.activation),
           tile_rows_(device::partition_tile_rows(ctx.core.spec())) {}
 
     void run() {
@@ -150,7 +170,7 @@ private:
     KernelContext& ctx_;
     CoreBuilder& core_;
     builder::DmaChannel& channel_;
-    const OptimizerStep& step_;
+    const OptimizerStep step_;
     isa::DType act_;
     uint32_t tile_rows_;
     builder::DmaChannel& channel_of(uint32_t tensor) const { return step_.channels ? step_.channels->of(tensor) : channel_; }

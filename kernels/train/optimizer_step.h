@@ -6,7 +6,8 @@
 //     clamped to 1; skipped when max_grad_norm is 0),
 //   AdamW on every parameter (adamw.h), and write back what the next step reads: the parameter,
 //     m and v, and a linear weight's W^T (tensor-engine transposes of the updated W).
-// One parameter at a time (a large one in chunks of row tiles) through two on-chip rooms in turn, so
+// One parameter at a time (a large one in chunks of row tiles; a vector wider than every matrix row
+// as a matrix of the same elements) through two on-chip rooms in turn, so
 // that a chunk's loads run while the chunk before is updated.
 #pragma once
 

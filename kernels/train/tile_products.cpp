@@ -70,10 +70,16 @@ builder::Buffer load_broadcast_row(KernelContext& ctx, builder::DmaChannel& chan
                                    const std::string& what) {
     const uint32_t partitions = ctx.partitions();
     const builder::Buffer b = ctx.core.sbuf(uint64_t(columns) * 4, what);
-    const View dst = builder::tile(b, isa::DType::Fp32, 0, partitions, 0, columns);
-    const View src = builder::dram(builder::dram_rows(tensor, isa::DType::Fp32, columns, 0, partitions, 0, columns, 0));
-    ctx.core.dma(channel, builder::CoreBuilder::split_rows(dst, src, 1));
+    broadcast_elements(ctx, channel, tensor, isa::DType::Fp32, 0, columns, b, isa::DType::Fp32, partitions);
     return b;
+}
+
+void broadcast_elements(KernelContext& ctx, builder::DmaChannel& channel, uint32_t tensor, isa::DType dtype,
+                        uint64_t first, uint32_t columns, const builder::Buffer& dst, isa::DType dst_dtype,
+                        uint32_t partitions) {
+    const View to = builder::tile(dst, dst_dtype, 0, partitions, 0, columns);
+    const View src = builder::dram(builder::dram_rows(tensor, dtype, first + columns, 0, partitions, first, columns, 0));
+    ctx.core.dma(channel, builder::CoreBuilder::split_rows(to, src, 1));
 }
 
 TileSet ones_column(KernelContext& ctx, uint32_t rows, isa::DType dtype) {

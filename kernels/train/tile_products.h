@@ -40,6 +40,12 @@ uint32_t add_index_row(builder::ProgramBuilder& program, const std::string& name
 builder::Buffer load_broadcast_row(KernelContext& ctx, builder::DmaChannel& channel, uint32_t tensor, uint32_t columns,
                                    const std::string& what);
 
+// Elements [first, first + columns) of `tensor` in device memory (row-major, in `dtype`) broadcast
+// over partitions [0, partitions) of `dst` (converted to dst's dtype by the DMA).
+void broadcast_elements(KernelContext& ctx, builder::DmaChannel& channel, uint32_t tensor, isa::DType dtype,
+                        uint64_t first, uint32_t columns, const builder::Buffer& dst, isa::DType dst_dtype,
+                        uint32_t partitions);
+
 // A [rows, 1] TileSet of ones in `dtype` (the stationary operand of a sum over tokens).
 TileSet ones_column(KernelContext& ctx, uint32_t rows, isa::DType dtype);
 

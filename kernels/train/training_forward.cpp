@@ -84,8 +84,8 @@ private:
     // LN(sum) token-major in `x` and feature-major in `x_t`; `sum` is kept.
     // x and x_t: given buffers, or (empty) new ones.
     void normalized(const TileSet& sum, const TrainedNorm& norm, const std::string& what, TileSet& x, TileSet& x_t) {
-        if (x.tiles.empty()) x = tiles(tokens_, hidden_, ctx_.dtypes.activation, what);
-        if (x_t.tiles.empty()) x_t = tiles(hidden_, tokens_, ctx_.dtypes.matmul, what + "^T");
+        if (x.tiles.empty()) x = tiles(sum.rows, hidden_, ctx_.dtypes.activation, what);
+        if (x_t.tiles.empty()) x_t = tiles(hidden_, sum.rows, ctx_.dtypes.matmul, what + "^T");
         copy(sum, x);
         device::LayerNormParams p;
         p.gamma_row = norm.gamma_row;
@@ -96,7 +96,7 @@ private:
         device::layer_norm(ctx_, x, x_t, norm_scratch_, p);
     }
     TileSet projection_t(const TileSet& x_t, const TrainedLinear& w, isa::ActivationFunction func, const std::string& what) {
-        TileSet out = tiles(w.forward.columns, tokens_, ctx_.dtypes.matmul, what);
+        TileSet out = tiles(w.forward.columns, x_t.columns, ctx_.dtypes.matmul, what);
         device::feature_major_linear(ctx_, x_t, w.forward, w.bias_columns, func, out);
         return out;
     }
@@ -120,18 +120,52 @@ private:
         residual_linear(context_t, w.attention_output, a.attention_sum);
         TileSet attended_t;
         normalized(a.attention_sum, w.attention_norm, "attended", a.attended, attended_t);
-        const TileSet inter_in_t = projection_t(attended_t, w.intermediate, isa::ActivationFunction::Identity,
-                                                "intermediate in^T");
-        TileSet inter_t = tiles(inter_in_t.rows, tokens_, mm, "intermediate^T");
-        for (uint32_t i = 0; i < inter_t.tiles.size(); ++i)
-            ctx_.core.activation(inter_t.view(i, 0, tokens_), inter_in_t.view(i, 0, tokens_), isa::ActivationFunction::Gelu);
-        a.intermediate_in = transposed(inter_in_t, mm, "intermediate in");
-        a.intermediate = transposed(inter_t, mm, "intermediate");
+        const GeluProjection inter = gelu_projection(attended_t, w.intermediate, "intermediate");
+        a.intermediate_in = inter.in;
+        a.intermediate = inter.out;
         a.output_sum = tiles(tokens_, hidden_, ctx_.dtypes.activation, "output sum");
         copy(a.attended, a.output_sum);
-        residual_linear(inter_t, w.output, a.output_sum);
+        residual_linear(inter.out_t, w.output, a.output_sum);
         return a;
     }
+
+    // GELU(x W^T + b): the pre-GELU values and the GELU's token-major (what the backward reads), and
+    // the GELU's feature-major (the next matmul's input).
+    struct GeluProjection {
+        TileSet in, out, out_t;
+    };
+    GeluProjection gelu_projection(const TileSet& x_t, const TrainedLinear& w, const std::string& what) {
+        const isa::DType mm = ctx_.dtypes.matmul;
+        const uint32_t tokens = x_t.columns;
+        const TileSet in_t = projection_t(x_t, w, isa::ActivationFunction::Identity, what + " in^T");
+        GeluProjection g;
+        g.out_t = tiles(in_t.rows, tokens, mm, what + "^T");
+        for (uint32_t i = 0; i < g.out_t.tiles.size(); ++i)
+            ctx_.core.activation(g.out_t.view(i, 0, tokens), in_t.view(i, 0, tokens), isa::ActivationFunction::Gelu);
+        g.in = transposed(in_t, mm, what + " in");
+        g.out = transposed(g.out_t, mm, what);
+        return g;
+    }
+
+    // The masked-LM head's transform over the predicted positions: the encoder output's rows gathered
+    // feature-major by a matmul with the one-hot [tokens, predictions] (masked^T = output^T onehot),
+    // then dense + GELU and LayerNorm as BertPredictionHeadTransform has them.
+public:
+    MaskedLmTiles masked_lm_transform(const TileSet& output, const TileSet& onehot) {
+        const isa::DType mm = ctx_.dtypes.matmul;
+        const TrainedMaskedLmHead& head = *model_.masked_lm;
+        MaskedLmTiles m;
+        TileSet masked_t = tiles(hidden_, onehot.columns, mm, "masked^T");
+        contract_tokens(ctx_, output, onehot, masked_t);
+        m.masked = transposed(masked_t, mm, "masked");
+        const GeluProjection g = gelu_projection(masked_t, head.transform, "mlm transform");
+        m.transform_in = g.in;
+        m.transform_out = g.out;
+        normalized(m.transform_out, head.transform_norm, "mlm transformed", m.transformed, m.transformed_t);
+        return m;
+    }
+
+private:
 
     // pooled = tanh(cls W_p^T + b_p) feature-major over the first token of each sequence, as the
     // inference program computes it; the logits token-major (cross_entropy's layout).
@@ -177,6 +211,13 @@ EncoderLayerSaved LayerActivationTiles::saved() const {
 ForwardTiles training_forward(KernelContext& ctx, builder::DmaChannel& channel, const TrainedBert& model,
                               const ForwardInputs& in, device::AttentionScratch& attention) {
     return Forward(ctx, channel, model, in, attention).run();
+}
+
+MaskedLmTiles masked_lm_transform(KernelContext& ctx, builder::DmaChannel& channel, const TrainedBert& model,
+                                  const ForwardInputs& in, device::AttentionScratch& attention, const TileSet& output,
+                                  const TileSet& prediction_onehot) {
+    if (!model.masked_lm) throw std::logic_error("masked_lm_transform: the model has no masked-LM head");
+    return Forward(ctx, channel, model, in, attention).masked_lm_transform(output, prediction_onehot);
 }
 
 }  // namespace nsim::kernels::train

@@ -37,6 +37,13 @@ inline constexpr TileSet LayerActivationTiles::*kKeptActivations[] = {
 
 class ActivationSpill;
 
+// The masked-LM head's forward up to the decoder, over the predicted positions ([predictions, hidden]
+// token-major unless _t): the gathered encoder output, the dense's output before and after GELU, the
+// LayerNorm's output (the decoder's input; masked_lm_head.h takes it from there).
+struct MaskedLmTiles {
+    TileSet masked, transform_in, transform_out, transformed, transformed_t;
+};
+
 struct ForwardTiles {
     TileSet embedding_sum;                    // word + position + token type, before layernorm
     std::vector<LayerActivationTiles> layers;  // empty when spilled
@@ -56,5 +63,14 @@ struct ForwardInputs {
 // `attention` holds the mask (device::build_attention_mask) and the softmax's scratch.
 ForwardTiles training_forward(KernelContext& ctx, builder::DmaChannel& channel, const TrainedBert& model,
                               const ForwardInputs& in, device::AttentionScratch& attention);
+
+// The masked-LM head's forward up to the decoder from the encoder's output (ForwardTiles::output):
+// the predicted rows gathered feature-major by a matmul with prediction_onehot ([tokens,
+// predictions], 1 where token t is prediction p's: masked^T = output^T onehot), then dense + GELU
+// and LayerNorm as BertPredictionHeadTransform has them. A step runs it when its backward reaches the
+// head, so that these tiles hold SBUF only while the head's backward needs them.
+MaskedLmTiles masked_lm_transform(KernelContext& ctx, builder::DmaChannel& channel, const TrainedBert& model,
+                                  const ForwardInputs& in, device::AttentionScratch& attention, const TileSet& output,
+                                  const TileSet& prediction_onehot);
 
 }  // namespace nsim::kernels::train

@@ -25,10 +25,8 @@ std::pair<uint32_t, uint32_t> matrix_shape(const Tensor& t) {
 // buffer of `dtype`, at every execution (so it is the parameter the last step wrote).
 builder::Buffer broadcast(KernelContext& ctx, builder::DmaChannel& channel, const std::string& name, uint32_t tensor,
                           uint32_t n, isa::DType dtype) {
-    const uint32_t partitions = ctx.partitions();
     const builder::Buffer b = ctx.core.sbuf(uint64_t(n) * isa::size_in_bytes(dtype), name);
-    const View src = builder::dram(builder::dram_rows(tensor, ctx.dtypes.activation, n, 0, partitions, 0, n, 0));
-    ctx.core.dma(channel, builder::CoreBuilder::split_rows(builder::tile(b, dtype, 0, partitions, 0, n), src, 1));
+    broadcast_elements(ctx, channel, tensor, ctx.dtypes.activation, 0, n, b, dtype, ctx.partitions());
     return b;
 }
 
@@ -151,7 +149,23 @@ TrainedBert load_trained_bert(KernelContext& ctx, builder::ProgramBuilder& progr
         t.layers.push_back(layer);
     }
     t.pooler = load.linear("bert.pooler.dense", w.pooler, m.pooler, v.pooler, false, true);
-    t.classifier = load.linear("classifier", w.classifier, m.classifier, v.classifier, true, true);
+    const bool pretraining = w.pretraining.has_value();
+    if (pretraining != m.pretraining.has_value() || pretraining != v.pretraining.has_value())
+        throw std::invalid_argument("training step: the weights and optimizer states differ in their heads");
+    t.classifier = load.linear(pretraining ? "cls.seq_relationship" : "classifier", w.classifier, m.classifier,
+                               v.classifier, true, true);
+    if (pretraining) {
+        const BertPretrainingHeads &wp = *w.pretraining, &mp = *m.pretraining, &vp = *v.pretraining;
+        TrainedMaskedLmHead head;
+        head.transform = load.linear("cls.predictions.transform.dense", wp.transform, mp.transform, vp.transform, false, true);
+        head.transform_norm = load.norm("cls.predictions.transform.LayerNorm", wp.transform_norm, mp.transform_norm,
+                                        vp.transform_norm, true);
+        head.decoder_bias = load.parameter("cls.predictions.bias", wp.decoder_bias, mp.decoder_bias, vp.decoder_bias).parameter;
+        ParameterTensors& word = load.parameters.front();
+        word.transposed = load.add(word.name + "^T", transposed(we.word), ctx.dtypes.matmul);
+        head.decoder = {word.transposed, word.columns, word.rows, ctx.dtypes.matmul};
+        t.masked_lm = head;
+    }
     t.parameters = std::move(load.parameters);
     return t;
 }

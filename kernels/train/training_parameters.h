@@ -52,16 +52,28 @@ struct ParameterTensors {
     uint32_t transposed = isa::kNoTensor;
 };
 
+// BertForPreTraining's masked-LM head: the transform's dense and LayerNorm, the decoder's bias, and
+// the decoder's W^T, which is the word embeddings' transpose (tied: the word table's parameter keeps
+// it as its `transposed`, so AdamW rewrites it with the table).
+struct TrainedMaskedLmHead {
+    TrainedLinear transform;
+    TrainedNorm transform_norm;
+    uint32_t decoder_bias = 0;   // the parameter [1, vocab]
+    device::DramMatrix decoder;  // word embeddings^T [hidden, vocab]
+};
+
 struct TrainedBert {
     device::EmbeddingTensors tables;  // activation dtype; also the parameters
     TrainedNorm embedding_norm;
     std::vector<TrainedLayer> layers;
-    TrainedLinear pooler, classifier;
+    TrainedLinear pooler, classifier;  // with a masked-LM head: the classifier is the next-sentence one
+    std::optional<TrainedMaskedLmHead> masked_lm;
     std::vector<ParameterTensors> parameters;
 };
 
 // Adds every tensor to `program` (m and v: AdamW's states before this step, the same layout as
-// `weights`, stored as `states`: fp32 or the activation dtype) and loads the on-chip ones over
+// `weights`, stored as `states`: fp32 or the activation dtype; with weights.pretraining, the masked-LM
+// head too) and loads the on-chip ones over
 // `channel` (the embeddings', pooler's and classifier's; the encoder layers' are left to
 // with_on_chip_rows). The parameters, states and W^T are Scratch tensors (loaded once, then the
 // program's to update); the on-chip copies (bias columns and rows, layernorm rows) are read from the

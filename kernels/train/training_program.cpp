@@ -35,10 +35,16 @@ TrainingStateBytes training_state_bytes(const BertConfig& c, const TrainingProgr
     const uint64_t tables = uint64_t(c.vocab_size + c.max_position_embeddings + c.type_vocab_size) * H + 2 * H;
     const uint64_t linear_weights = L * (4 * H * H + 2 * H * I) + H * H + labels * H;
     const uint64_t biases_and_norms = L * (4 * H + I + H + 4 * H) + H + labels;
-    const uint64_t parameters = tables + linear_weights + biases_and_norms;
+    // Pretraining: the masked-LM transform (dense, LayerNorm), the decoder bias, and the word table's
+    // W^T that the tied decoder streams.
+    const bool pretrain = o.task == kPretrainTask;
+    const uint64_t head_weights = pretrain ? H * H : 0;
+    const uint64_t head_vectors = pretrain ? 3 * H + uint64_t(c.vocab_size) : 0;
+    const uint64_t transposed = linear_weights + head_weights + (pretrain ? uint64_t(c.vocab_size) * H : 0);
+    const uint64_t parameters = tables + linear_weights + biases_and_norms + head_weights + head_vectors;
     const uint64_t activation = isa::size_in_bytes(device::dtypes_for(o.precision).activation);
     TrainingStateBytes b;
-    b.weights = (parameters + linear_weights) * activation;
+    b.weights = (parameters + transposed) * activation;
     b.gradients = parameters * 4;
     b.optimizer_states = 2 * parameters * isa::size_in_bytes(o.step.optimizer_states);
     return b;
@@ -70,10 +76,11 @@ void check_training_state_fits(const BertConfig& c, const TrainingProgramOptions
         o.model_name, b.weights / kGiB, b.gradients / kGiB, b.optimizer_states / kGiB, b.total() / kGiB, where));
 }
 
-BertWeights shape_only_bert_weights(const BertConfig& config) {
+BertWeights shape_only_bert_weights(const BertConfig& config, bool pretraining) {
     BertWeights w;
     w.config = config;
     w.embeddings.emplace();
+    if (pretraining) w.pretraining.emplace();
     w.layers.resize(size_t(config.num_hidden_layers));
     for (const BertTensorSlot& slot : bert_tensor_slots(w, true)) *slot.tensor = Tensor(slot.shape, {});
     return w;
@@ -97,7 +104,11 @@ isa::Container build_training_program(const config::NeuronCoreSpec& spec, const 
                                       const BertWeights& weights) {
     if (o.precision != device::Precision::Fp32 && o.precision != device::Precision::Bf16)
         throw std::invalid_argument("training programs are fp32 or bf16 (the matmuls and activations in one dtype)");
-    if (o.task != "classify") throw std::invalid_argument("task '" + o.task + "' is not built yet (classify)");
+    if (o.task != kClassifyTask && o.task != kPretrainTask)
+        throw std::invalid_argument("task '" + o.task + "': the tasks are classify and pretrain");
+    if ((o.task == kPretrainTask) != weights.pretraining.has_value())
+        throw std::invalid_argument(o.task == kPretrainTask ? "pretraining needs weights with the pretraining heads"
+                                                            : "weights with pretraining heads are for --task pretrain");
     const BertConfig& c = weights.config;
     if (!o.timing_only && (!weights.embeddings || weights.embeddings->word.values.empty()))
         throw std::invalid_argument("the training program needs the weights' values (or timing_only)");
@@ -109,7 +120,7 @@ isa::Container build_training_program(const config::NeuronCoreSpec& spec, const 
         throw std::invalid_argument(fmt::format("seq {} exceeds the {} tokens one attention block of the training kernels takes",
                                                 o.step.seq, std::min(spec.tensor.max_moving_free, tile_rows)));
     // A timing-only program has no contents, whatever values `weights` holds.
-    const BertWeights shapes = o.timing_only ? shape_only_bert_weights(c) : BertWeights{};
+    const BertWeights shapes = o.timing_only ? shape_only_bert_weights(c, weights.pretraining.has_value()) : BertWeights{};
     const BertWeights& start = o.timing_only ? shapes : weights;
     const BertWeights zeros = zeros_like(start);
     // As the options say when they fit; else (unless they fix the pass) with the activations in
@@ -176,6 +187,7 @@ isa::Container build_step_program(const config::NeuronCoreSpec& spec, const Trai
     program.set_metadata("intermediate_size", std::to_string(c.intermediate_size));
     program.set_metadata("num_labels", std::to_string(c.num_labels));
     program.set_metadata("vocab_size", std::to_string(c.vocab_size));
+    if (start.pretraining) program.set_metadata("max_predictions", std::to_string(step.max_predictions));
     program.set_metadata("weights", o.timing_only ? "none (timing only)" : "included");
     std::string phases;
     for (const std::string& name : built.phase_marks) phases += (phases.empty() ? "" : " ") + name;

@@ -1,5 +1,5 @@
 // The training program neuron-build bert-train writes (train.bin): one optimizer step of
-// BertForSequenceClassification on one NeuronCore (training_step.h), with the metadata `neuron-sim
+// BertForSequenceClassification (task classify) or BertForPreTraining (task pretrain) on one NeuronCore (training_step.h), with the metadata `neuron-sim
 // train` reads to feed it - what kind of program it is, the model's shape, the micro-batch, the
 // accumulation, the precision and optimizer. Built like the inference program: its own DMA channels,
 // a weight ring and the PSUM banks (kernels/device).
@@ -17,19 +17,23 @@ namespace nsim::kernels::train {
 
 // The metadata value of "kind" that marks a training program.
 inline constexpr const char* kTrainingProgramKind = "bert-train";
+// The tasks (metadata "task"): fine-tuning for sequence classification, and pretraining (masked LM +
+// next sentence; metadata "max_predictions": masked-LM slots per sequence).
+inline constexpr const char* kClassifyTask = "classify";
+inline constexpr const char* kPretrainTask = "pretrain";
 
 struct TrainingProgramOptions {
     std::string model_name = "bert";
-    std::string task = "classify";
+    std::string task = kClassifyTask;  // or kPretrainTask: the weights have pretraining heads
     device::Precision precision = device::Precision::Bf16;  // fp32 or bf16
     std::optional<uint32_t> stochastic_rounding_seed;      // SR on every fp32 -> bf16 write
     TrainingOptions step;
     bool timing_only = false;  // no tensor contents (weights from shape_only_bert_weights)
 };
 
-// The model's tensors with their shapes and no values (with embeddings): what a timing-only
-// program is built from, without making (or holding) the weights.
-BertWeights shape_only_bert_weights(const BertConfig& config);
+// The model's tensors with their shapes and no values (with embeddings, and with `pretraining` the
+// pretraining heads): what a timing-only program is built from, without making (or holding) the weights.
+BertWeights shape_only_bert_weights(const BertConfig& config, bool pretraining = false);
 
 // Whether a container is a training program (and not an inference model or a kernel).
 bool is_training_program(const isa::Container& program);
@@ -41,7 +45,8 @@ std::vector<std::string> step_phase_marks(const isa::Container& program);
 
 // What a training program of `config` keeps in device memory, by kind, counted from the config
 // before any weight exists: each parameter in the activation dtype plus the linear weights' W^T
-// (weights), an fp32 sum per parameter (gradients), m and v in the states' dtype (optimizer states).
+// (weights; pretraining: the masked-LM head's and the word table's W^T for the tied decoder too), an
+// fp32 sum per parameter (gradients), m and v in the states' dtype (optimizer states).
 // Inputs, outputs and constants come on top (small next to these for a BERT).
 struct TrainingStateBytes {
     uint64_t weights = 0, gradients = 0, optimizer_states = 0;

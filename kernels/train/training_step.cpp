@@ -11,6 +11,7 @@
 #include "train/embedding_backward.h"
 #include "train/gradient_sums.h"
 #include "train/layer_norm_backward.h"
+#include "train/masked_lm_head.h"
 #include "train/optimizer_step.h"
 #include "train/training_forward.h"
 
@@ -44,6 +45,13 @@ struct Shared {
     float layer_norm_eps = 1e-12f;
     TileSet position_ids, cls_ids;  // fp32 columns, for one pass
     builder::Buffer index_row, class_row, staging;
+    // Pretraining: predictions per sequence; for one pass, each token's index and each prediction's
+    // first token (b * seq) as fp32 columns and (offsets) a row on every partition; the vocabulary's
+    // index row for the masked-LM loss.
+    uint32_t max_predictions = 0, vocabulary_chunk = 0;
+    TileSet token_index, prediction_offsets;
+    builder::Buffer prediction_offset_row;
+    uint32_t vocabulary_index = 0;  // the tensor of 0, 1, ... vocabulary_chunk - 1
     device::AttentionScratch attention;
     TileSet loss_sum;  // fp32 [1, 1]: the micro-step's loss over its passes
     uint32_t loss_output = 0;
@@ -68,6 +76,12 @@ public:
         token_types_ = input(token_type_ids_input(k), {rows, seq}, isa::DType::Int32);
         mask_ = input(attention_mask_input(k), {rows, seq}, isa::DType::Int32);
         labels_ = input(labels_input(k), {rows, 1}, kFp32);
+        if (s_.model.masked_lm) {
+            const std::vector<uint64_t> slots = {rows, s_.max_predictions};
+            mlm_positions_ = input(masked_lm_positions_input(k), slots, isa::DType::Int32);
+            mlm_labels_ = input(masked_lm_labels_input(k), slots, isa::DType::Int32);
+            mlm_weights_ = input(masked_lm_weights_input(k), slots, kFp32);
+        }
         const uint64_t mark = ctx_.core.sbuf_mark();
         for (uint32_t j = 0; j < s_.passes; ++j) {
             ctx_.core.sbuf_rewind(mark);
@@ -94,18 +108,50 @@ private:
         const TileSet types = column(token_types_, isa::DType::Int32, first * seq, count, "token type ids/fp32");
         const TileSet labels = column(labels_, kFp32, first, batch, "labels/fp32");
 
+        std::optional<Predictions> predictions;
+        if (s_.model.masked_lm) predictions = this->predictions(first);
         const ForwardTiles f = training_forward(ctx_, channel_, s_.model, in, s_.attention);
         TileSet loss = j == 0 ? s_.loss_sum : tiles(1, 1, kFp32, "loss");
         TileSet dlogits = tiles(batch, num_labels, mm, "dlogits");
         cross_entropy(ctx_, f.logits, labels, s_.class_row, dlogits, loss, s_.micro_batch);
+        s_.phases->end(kForwardPhase);
+        backward(f, in, dlogits, ids, types, count, predictions ? &*predictions : nullptr, loss);
         if (j > 0)
             ctx_.core.tensor_tensor(isa::Engine::Dve, s_.loss_sum.view(0, 0, 1), s_.loss_sum.view(0, 0, 1), loss.view(0, 0, 1),
                                     isa::AluOp::Add);
         if (j + 1 == s_.passes)
             ctx_.core.dma(channel_, {builder::DmaPiece{builder::dram(builder::dram_rows(s_.loss_output, kFp32, 1, k, 1, 0, 1)),
                                                        s_.loss_sum.view(0, 0, 1)}});
-        s_.phases->end(kForwardPhase);
-        backward(f, dlogits, ids, types, count);
+    }
+
+    // The masked-LM predictions of the pass whose first sequence is row `first` of the micro-batch.
+    struct Predictions {
+        TileSet positions, labels, weights;  // fp32 [predictions, 1]; positions: tokens of the pass
+        TileSet onehot;                      // [tokens, predictions]: token t is prediction p's
+    };
+    Predictions predictions(uint32_t first) {
+        const uint32_t per_sequence = s_.max_predictions, count = s_.shape.batch * per_sequence;
+        const uint32_t slot = first * per_sequence, tokens = s_.shape.batch * s_.shape.seq;
+        Predictions p;
+        p.positions = column(mlm_positions_, isa::DType::Int32, slot, count, "mlm positions/fp32");
+        p.labels = column(mlm_labels_, isa::DType::Int32, slot, count, "mlm labels/fp32");
+        p.weights = column(mlm_weights_, kFp32, slot, count, "mlm weights");
+        for (uint32_t t = 0; t < p.positions.tiles.size(); ++t)
+            ctx_.core.tensor_tensor(isa::Engine::Dve, p.positions.view(t, 0, 1), p.positions.view(t, 0, 1),
+                                    s_.prediction_offsets.view(t, 0, 1), isa::AluOp::Add);
+        // The positions again as a row on every partition, each token compared with it.
+        const builder::Buffer row = ctx_.core.sbuf(uint64_t(count) * 4, "mlm positions/row");
+        broadcast_elements(ctx_, channel_, mlm_positions_, isa::DType::Int32, slot, count, row, kFp32, ctx_.partitions());
+        const View all = builder::tile(row, kFp32, 0, ctx_.partitions(), 0, count);
+        ctx_.core.tensor_tensor(isa::Engine::Dve, all, all,
+                                builder::tile(s_.prediction_offset_row, kFp32, 0, ctx_.partitions(), 0, count),
+                                isa::AluOp::Add);
+        p.onehot = tiles(tokens, count, ctx_.dtypes.matmul, "mlm one-hot");
+        for (uint32_t t = 0; t < p.onehot.tiles.size(); ++t)
+            ctx_.core.tensor_partition_scalar(isa::Engine::Dve, p.onehot.view(t, 0, count),
+                                              builder::tile(row, kFp32, 0, p.onehot.rows_of(t), 0, count),
+                                              isa::AluOp::IsEqual, s_.token_index.view(t, 0, 1));
+        return p;
     }
 
     uint32_t input(const std::string& name, std::vector<uint64_t> shape, isa::DType dtype) {
@@ -123,7 +169,8 @@ private:
 
     // The gradients, each added into its sum as soon as it is made (the layers' a block at a time,
     // the tables' in chunks of rows); each layer's SBUF goes to the next.
-    void backward(const ForwardTiles& f, const TileSet& dlogits, const TileSet& ids, const TileSet& types, uint32_t count) {
+    void backward(const ForwardTiles& f, const ForwardInputs& in, const TileSet& dlogits, const TileSet& ids, const TileSet& types, uint32_t count,
+                  const Predictions* predictions, TileSet& loss) {
         const isa::DType mm = ctx_.dtypes.matmul;
         const TrainedBert& model = s_.model;
         const uint32_t hidden = s_.shape.heads * s_.shape.head_size, layers = uint32_t(model.layers.size());
@@ -142,6 +189,10 @@ private:
                                      {&dy[layers % 2], &pooler.weight, &pooler.bias, &classifier.weight, &classifier.bias});
             uint32_t i = head;
             for (const TileSet* g : {&pooler.weight, &pooler.bias, &classifier.weight, &classifier.bias}) sums.add(*g, i++, 0);
+        }
+        if (predictions) {
+            ctx_.core.sbuf_rewind(mark);
+            masked_lm(f, in, *predictions, head + 4, loss, dy[layers % 2]);
         }
         for (uint32_t l = layers; l-- > 0;) {
             ctx_.core.sbuf_rewind(mark);
@@ -168,7 +219,10 @@ private:
             device::tile_set_bytes(ctx_.core, s_.table_chunk_rows, hidden, kFp32), "table gradient chunk");
         const std::pair<const TileSet*, const device::DramMatrix*> tables[kTables] = {
             {&ids, &model.tables.word}, {&s_.position_ids, &model.tables.position}, {&types, &model.tables.token_type}};
+        const bool first = sums.first();
         for (uint32_t i = 0; i < kTables; ++i) {
+            // The masked-LM decoder (tied) has put the word table's first gradient in already.
+            sums.set_first(first && !(i == 0 && model.masked_lm));
             const device::DramMatrix& table = *tables[i].second;
             for (uint32_t r = 0; r < table.rows; r += s_.table_chunk_rows) {
                 TileSet chunk = device::alias_tiles(ctx_.core, table_room, 0, std::min(s_.table_chunk_rows, table.rows - r),
@@ -179,6 +233,35 @@ private:
                 s_.phases->end(kAccumulationPhase);
             }
         }
+        sums.set_first(first);
+    }
+
+    // The masked-LM head's loss added to the next-sentence one, its gradients into the sums (its
+    // parameters from `parameter` on), the encoder output's gradient from it added into dy.
+    void masked_lm(const ForwardTiles& f, const ForwardInputs& forward, const Predictions& p, uint32_t parameter,
+                   TileSet& loss, TileSet& dy) {
+        const isa::DType mm = ctx_.dtypes.matmul;
+        const MaskedLmTiles m = masked_lm_transform(ctx_, channel_, s_.model, forward, s_.attention, f.output, p.onehot);
+        MaskedLmHeadInputs in;
+        in.forward = &m;
+        in.head = &*s_.model.masked_lm;
+        in.word_table = s_.model.tables.word;
+        in.labels = &p.labels;
+        in.weights = &p.weights;
+        in.positions = &p.positions;
+        in.class_row = load_broadcast_row(ctx_, channel_, s_.vocabulary_index, s_.vocabulary_chunk, "vocabulary index");
+        in.index_row = s_.index_row;
+        in.vocabulary_chunk = s_.vocabulary_chunk;
+        in.layer_norm_eps = s_.layer_norm_eps;
+        const MaskedLmParameters parameters{0, parameter, parameter + 1, parameter + 2, parameter + 3, parameter + 4};
+        TileSet mlm_loss = tiles(1, 1, kFp32, "mlm loss");
+        TileSet d_hidden = tiles(dy.rows, dy.columns, mm, "d hidden from mlm");
+        masked_lm_head(ctx_, channel_, in, parameters, *s_.sums, mlm_loss, d_hidden);
+        ctx_.core.tensor_tensor(isa::Engine::Dve, loss.view(0, 0, 1), loss.view(0, 0, 1), mlm_loss.view(0, 0, 1),
+                                isa::AluOp::Add);
+        for (uint32_t t = 0; t < dy.tiles.size(); ++t)
+            ctx_.core.tensor_tensor(isa::Engine::Dve, dy.view(t, 0, dy.columns), dy.view(t, 0, dy.columns),
+                                    d_hidden.view(t, 0, dy.columns), isa::AluOp::Add);
     }
 
     KernelContext& ctx_;
@@ -186,6 +269,7 @@ private:
     builder::DmaChannel& channel_;
     Shared& s_;
     uint32_t input_ids_ = 0, token_types_ = 0, mask_ = 0, labels_ = 0;
+    uint32_t mlm_positions_ = 0, mlm_labels_ = 0, mlm_weights_ = 0;
 };
 
 }  // namespace
@@ -194,6 +278,9 @@ std::string input_ids_input(uint32_t k) { return per_micro_step("input_ids", k);
 std::string token_type_ids_input(uint32_t k) { return per_micro_step("token_type_ids", k); }
 std::string attention_mask_input(uint32_t k) { return per_micro_step("attention_mask", k); }
 std::string labels_input(uint32_t k) { return per_micro_step("labels", k); }
+std::string masked_lm_positions_input(uint32_t k) { return per_micro_step("masked_lm_positions", k); }
+std::string masked_lm_labels_input(uint32_t k) { return per_micro_step("masked_lm_labels", k); }
+std::string masked_lm_weights_input(uint32_t k) { return per_micro_step("masked_lm_weights", k); }
 std::string gradient_tensor(const std::string& parameter) { return parameter + "/grad"; }
 std::string m_tensor(const std::string& parameter) { return parameter + "/adam_m"; }
 std::string v_tensor(const std::string& parameter) { return parameter + "/adam_v"; }
@@ -240,6 +327,25 @@ TrainingProgram training_step(KernelContext& ctx, builder::ProgramBuilder& progr
     for (uint32_t b = 0; b < batch; ++b) cls_positions[b] = float(b * seq);
     s.position_ids = constant_column("position ids/fp32", positions);
     s.cls_ids = constant_column("cls positions/fp32", cls_positions);
+    if (s.model.masked_lm) {
+        if (options.max_predictions == 0 || options.max_predictions > seq)
+            throw std::invalid_argument("training step: pretraining needs 1 to seq masked-LM predictions per sequence");
+        if (options.vocabulary_chunk == 0) throw std::invalid_argument("training step: vocabulary chunks need columns");
+        const uint32_t predictions = batch * options.max_predictions;
+        s.max_predictions = options.max_predictions;
+        s.vocabulary_chunk = std::min(options.vocabulary_chunk, uint32_t(c.vocab_size));
+        std::vector<float> tokens(count), offsets(predictions);
+        for (uint32_t t = 0; t < count; ++t) tokens[t] = float(t);
+        for (uint32_t p = 0; p < predictions; ++p) offsets[p] = float(p / options.max_predictions * seq);
+        s.token_index = constant_column("token index/fp32", tokens);
+        s.prediction_offsets = constant_column("prediction offsets/fp32", offsets);
+        s.prediction_offset_row = load_broadcast_row(
+            ctx, channel,
+            program.add_tensor("prediction offsets/row", isa::TensorRole::Weight, kFp32, {1, predictions},
+                               builder::encode_values(offsets, kFp32)),
+            predictions, "prediction offsets/row");
+        s.vocabulary_index = add_index_row(program, "vocabulary index", s.vocabulary_chunk);
+    }
     s.index_row = load_broadcast_row(ctx, channel, add_index_row(program, "row index", ctx.partitions()),
                                      ctx.partitions(), "row index");
     s.class_row = load_broadcast_row(ctx, channel, add_index_row(program, "class index", num_labels), num_labels,

@@ -1,4 +1,5 @@
-// One optimizer step of BertForSequenceClassification as ONE device program on one NeuronCore,
+// One optimizer step of BertForSequenceClassification (or, given weights with pretraining heads,
+// BertForPreTraining: loss = masked-LM + next-sentence, masked_lm_head.h) as ONE device program on one NeuronCore,
 // executed once per step with that step's micro-batches and learning rate (the BERT script's
 // structure, training.md A2.2):
 //   per micro-step k (grad_accum of them, each reusing the on-chip memory of the one before), in
@@ -47,6 +48,11 @@ struct TrainingOptions {
     // The activations the backward reads go to device memory layer by layer (ActivationSpill)
     // instead of staying on chip.
     bool spill_activations = false;
+    // Pretraining (weights with pretraining heads): masked-LM predictions per sequence (the recipe's
+    // max_pred_len, training.md A2.1: 20 at seq 128), and the vocabulary columns the decoder's logits
+    // go through at once (masked_lm_head.h).
+    uint32_t max_predictions = 0;
+    uint32_t vocabulary_chunk = 1024;
 };
 
 // The tensors the host writes before each execution: per micro-step k, int32 [micro_batch, seq]
@@ -55,9 +61,15 @@ struct TrainingOptions {
 std::string input_ids_input(uint32_t micro_step);
 std::string token_type_ids_input(uint32_t micro_step);
 std::string attention_mask_input(uint32_t micro_step);
-std::string labels_input(uint32_t micro_step);
+std::string labels_input(uint32_t micro_step);  // pretraining: the next-sentence label (0: is next, 1: random)
+// Pretraining, per micro-step k: int32 [micro_batch, max_predictions] positions (in the sequence) and
+// token ids of the masked-LM predictions (-1: an unused slot), and their fp32 weights (each one's share
+// of the micro-step's masked-LM loss: 1 / the micro-batch's predictions, 0 for an unused slot).
+std::string masked_lm_positions_input(uint32_t micro_step);
+std::string masked_lm_labels_input(uint32_t micro_step);
+std::string masked_lm_weights_input(uint32_t micro_step);
 inline constexpr const char* kAdamWScalarsInput = "adamw scalars";
-inline constexpr const char* kLossOutput = "loss";            // fp32 [1, grad_accum]: each micro-step's mean
+inline constexpr const char* kLossOutput = "loss";  // fp32 [1, grad_accum]: each micro-step's (pretraining: MLM + NSP)
 inline constexpr const char* kGradNormOutput = "grad norm";   // fp32 [1, 1], when clipping
 // A parameter's gradient summed over the step's micro-steps (fp32 Scratch, not averaged or clipped),
 // and its AdamW states (Scratch, in the states' dtype).

@@ -11,6 +11,7 @@
 #include "builder/program_builder.h"
 #include "common/input_error.h"
 #include "library/library_error.h"
+#include "train/training_program.h"
 
 namespace nsim::library {
 
@@ -21,7 +22,8 @@ kernels::BertWeights trained_weights(Session& session) {
     kernels::BertWeights weights;
     try {
         weights = kernels::make_empty_bert_weights(
-            kernels::parse_bert_config(nlohmann::json::parse(config_text), "the training program's bert_config"), true);
+            kernels::parse_bert_config(nlohmann::json::parse(config_text), "the training program's bert_config"), true,
+            program.metadata_value("task") == kernels::train::kPretrainTask);
     } catch (const nlohmann::json::exception& e) {
         throw Error(std::string("the training program's bert_config does not parse: ") + e.what());
     } catch (const kernels::InputError& e) {

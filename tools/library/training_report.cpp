@@ -102,9 +102,11 @@ nlohmann::json training_report_json(const TrainingReport& r) {
 
 std::string training_report_text(const TrainingReport& r) {
     std::string out;
-    out += fmt::format("training {} on {} ({}, micro-batch {} x seq {}, {} micro-step(s) per step){}\n", r.program,
-                       r.instance, r.dtype, r.shape.micro_batch, r.shape.seq, r.shape.grad_accum,
-                       r.functional ? "" : ", timing only");
+    out += fmt::format("{} {} on {} ({}, micro-batch {} x seq {}{}, {} micro-step(s) per step){}\n",
+                       r.shape.pretraining ? "pretraining" : "training", r.program, r.instance, r.dtype,
+                       r.shape.micro_batch, r.shape.seq,
+                       r.shape.pretraining ? fmt::format(", {} masked-LM predictions per sequence", r.shape.max_predictions) : "",
+                       r.shape.grad_accum, r.functional ? "" : ", timing only");
     out += fmt::format("steps              {:10}\n", r.steps.size());
     out += fmt::format("step time          {:10.3f} ms  engines; {:.3f} ms with the runtime call (PCIe in/out)\n",
                        r.step_device_s * 1e3, r.step_s * 1e3);

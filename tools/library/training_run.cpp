@@ -50,6 +50,8 @@ TrainingShape training_shape(const isa::Container& program, const std::string& f
     s.layers = metadata_u32(program, "layers", 0);
     s.hidden = metadata_u32(program, "hidden_size", 0);
     s.num_labels = metadata_u32(program, "num_labels", 2);
+    s.pretraining = program.metadata_value("task") == kernels::train::kPretrainTask;
+    s.max_predictions = metadata_u32(program, "max_predictions", 0);
     s.dtype = program.metadata_value("dtype");
     s.clips = std::any_of(program.tensors.begin(), program.tensors.end(),
                           [](const isa::TensorInfo& t) { return t.name == kernels::train::kGradNormOutput; });
@@ -62,26 +64,30 @@ TrainingShape training_shape(const isa::Container& program, const std::string& f
     return s;
 }
 
-TrainingRun::TrainingRun(Session& session, const TrainingShape& shape, const TrainingSchedule& schedule,
-                         std::vector<kernels::PairBatch> batches, std::vector<std::vector<int32_t>> labels)
-    : session_(session), shape_(shape), schedule_(schedule), batches_(std::move(batches)), labels_(std::move(labels)) {}
+TrainingRun::TrainingRun(Session& session, const TrainingShape& shape, const TrainingSchedule& schedule, TrainingData data)
+    : session_(session), shape_(shape), schedule_(schedule), data_(std::move(data)) {}
 
 void TrainingRun::write_micro_batch(uint32_t k, size_t batch) {
-    const kernels::TokenBatch& t = batches_[batch].tokens;
+    const kernels::PretrainingBatch* p = data_.pretraining.empty() ? nullptr : &data_.pretraining[batch];
+    const kernels::TokenBatch& t = p ? p->tokens : data_.batches[batch].tokens;
     write_values(session_, kernels::train::input_ids_input(k), floats(t.input_ids), isa::DType::Int32);
     write_values(session_, kernels::train::token_type_ids_input(k), floats(t.token_type_ids), isa::DType::Int32);
     write_values(session_, kernels::train::attention_mask_input(k), floats(t.attention_mask), isa::DType::Int32);
-    write_values(session_, kernels::train::labels_input(k), floats(labels_[batch]), isa::DType::Fp32);
+    write_values(session_, kernels::train::labels_input(k), floats(p ? p->next_sentence : data_.labels[batch]), isa::DType::Fp32);
+    if (!p) return;
+    write_values(session_, kernels::train::masked_lm_positions_input(k), floats(p->positions), isa::DType::Int32);
+    write_values(session_, kernels::train::masked_lm_labels_input(k), floats(p->labels), isa::DType::Int32);
+    write_values(session_, kernels::train::masked_lm_weights_input(k), p->weights, isa::DType::Fp32);
 }
 
 TrainingStepResult TrainingRun::step() {
     TrainingStepResult r;
     r.step = ++step_;
     r.learning_rate = scheduled_learning_rate(schedule_, r.step);
-    if (!batches_.empty())
+    if (data_.micro_batches() > 0)
         for (uint32_t k = 0; k < shape_.grad_accum; ++k) {
             write_micro_batch(k, next_batch_);
-            next_batch_ = (next_batch_ + 1) % batches_.size();
+            next_batch_ = (next_batch_ + 1) % data_.micro_batches();
         }
     write_values(session_, kernels::train::kAdamWScalarsInput,
                  kernels::train::adamw_step_scalars(r.learning_rate, schedule_.weight_decay, shape_.beta1, shape_.beta2, r.step),
@@ -107,13 +113,26 @@ TrainingData training_data(const std::string& file, const kernels::BertTokenizer
     } catch (const kernels::InputError& e) {
         throw Error(e.what());
     }
-    if (!pairs.has_labels) throw Error(file + ": training needs labelled pairs (the first column)");
     if (pairs.pairs.size() < shape.micro_batch)
         throw Error(fmt::format("{}: {} pairs, fewer than one micro-batch of {}", file, pairs.pairs.size(), shape.micro_batch));
+    TrainingData data;
+    if (shape.pretraining) {
+        kernels::PretrainingBatchOptions o;
+        o.seq = shape.seq;
+        o.rows = shape.micro_batch;
+        o.max_predictions = shape.max_predictions;
+        try {
+            data.pretraining = kernels::pretraining_batches(tokenizer, pairs.pairs, o);
+        } catch (const kernels::InputError& e) {
+            throw Error(e.what());
+        }
+        data.pairs = data.pretraining.size() * shape.micro_batch;
+        return data;
+    }
+    if (!pairs.has_labels) throw Error(file + ": training needs labelled pairs (the first column)");
     for (const kernels::SentencePair& p : pairs.pairs)
         if (*p.label < 0 || uint32_t(*p.label) >= shape.num_labels)
             throw Error(fmt::format("{}:{}: label {} is outside the model's {} classes", file, p.line, *p.label, shape.num_labels));
-    TrainingData data;
     kernels::PairBatches batches;
     try {
         batches = kernels::batch_sentence_pairs(tokenizer, pairs.pairs, shape.seq, shape.micro_batch);

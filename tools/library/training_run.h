@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "eval/pair_batches.h"
+#include "eval/pretraining_batches.h"
 #include "library/program_session.h"
 
 namespace nsim::library {
@@ -32,6 +33,8 @@ double scheduled_learning_rate(const TrainingSchedule& schedule, uint32_t step);
 // `program` is not a training program (an inference model, a kernel).
 struct TrainingShape {
     uint32_t micro_batch = 1, seq = 0, grad_accum = 1, layers = 0, hidden = 0, num_labels = 2;
+    bool pretraining = false;      // task pretrain: masked-LM and next-sentence inputs
+    uint32_t max_predictions = 0;  // masked-LM slots per sequence
     bool clips = false;
     std::string dtype;
     double beta1 = 0.9, beta2 = 0.999;
@@ -50,11 +53,24 @@ struct TrainingStepResult {
     ExecutionTiming timing;      // the execution, engines included
 };
 
+// The labelled sentence pairs of `file` as full micro-batches of the program's shape (a last partial
+// one is dropped, as a DataLoader with drop_last does), with their labels; for a pretraining program,
+// the pairs masked and paired with random next sentences (pretraining_batches, seeded). Error (one
+// line) for a file that does not parse, has no labels (fine-tuning), or has fewer pairs than one
+// micro-batch.
+struct TrainingData {
+    std::vector<kernels::PairBatch> batches;
+    std::vector<std::vector<int32_t>> labels;
+    std::vector<kernels::PretrainingBatch> pretraining;
+    size_t pairs = 0, truncated = 0;
+    size_t micro_batches() const { return pretraining.empty() ? batches.size() : pretraining.size(); }
+};
+TrainingData training_data(const std::string& file, const kernels::BertTokenizer& tokenizer, const TrainingShape& shape);
+
 class TrainingRun {
 public:
-    // `batches`: labelled micro-batches to cycle through (empty: zero inputs, for timing runs).
-    TrainingRun(Session& session, const TrainingShape& shape, const TrainingSchedule& schedule,
-                std::vector<kernels::PairBatch> batches, std::vector<std::vector<int32_t>> labels);
+    // `data`: micro-batches to cycle through (none: zero inputs, for timing runs).
+    TrainingRun(Session& session, const TrainingShape& shape, const TrainingSchedule& schedule, TrainingData data);
     TrainingStepResult step();
 
 private:
@@ -63,22 +79,12 @@ private:
     Session& session_;
     TrainingShape shape_;
     TrainingSchedule schedule_;
-    std::vector<kernels::PairBatch> batches_;
-    std::vector<std::vector<int32_t>> labels_;
+    TrainingData data_;
     size_t next_batch_ = 0;
     uint32_t step_ = 0;
     std::deque<double> recent_step_s_;
 };
 
-// The labelled sentence pairs of `file` as full micro-batches of the program's shape (a last partial
-// one is dropped, as a DataLoader with drop_last does), with their labels. Error (one line) for a file
-// that does not parse, has no labels, or has fewer pairs than one micro-batch.
-struct TrainingData {
-    std::vector<kernels::PairBatch> batches;
-    std::vector<std::vector<int32_t>> labels;
-    size_t pairs = 0, truncated = 0;
-};
-TrainingData training_data(const std::string& file, const kernels::BertTokenizer& tokenizer, const TrainingShape& shape);
 
 // The default --data: the MRPC pairs of shared/data.
 std::string default_training_data_path();

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -25,7 +26,11 @@ BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& o) {
     if (o.cores > machine_cores)
         throw UserError(std::to_string(o.cores) + " cores asked, " + host.instance.name + " has " + std::to_string(machine_cores));
     if (o.cores > 1) throw UserError("--cores " + std::to_string(o.cores) + ": data-parallel training (the gradient all-reduce) is not built yet; use --cores 1");
-    if (o.task == "pretrain") throw UserError("--task pretrain is not built yet (the MLM and NSP heads); use --task classify");
+    const bool pretrain = o.task == kernels::train::kPretrainTask;
+    if (pretrain && !o.weights.empty())
+        throw UserError("--weights with --task pretrain: starting pretraining from a checkpoint is not built yet (random weights only)");
+    if (pretrain && o.max_predictions > o.seq)
+        throw UserError(fmt::format("--max-predictions {} exceeds --seq {}", o.max_predictions, o.seq));
     if (o.dtype != "bf16" && o.dtype != "fp32") throw UserError("unknown --dtype '" + o.dtype + "' (bf16, fp32)");
     kernels::train::TrainingProgramOptions p;
     p.task = o.task;
@@ -39,6 +44,8 @@ BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& o) {
         p.step.spill_activations = true;
     }
     p.step.seq = o.seq;
+    // The recipe's max_pred_len: 20 at seq 128, 80 at seq 512 (training.md A2.1).
+    if (pretrain) p.step.max_predictions = o.max_predictions ? o.max_predictions : std::max(1u, (o.seq * 5 + 16) / 32);
     p.step.grad_accum = o.grad_accum;
     p.step.max_grad_norm = float(o.max_grad_norm);
     p.step.optimizer_states = o.optimizer == "adamw-bf16" ? kernels::device::dtypes_for(p.precision).activation : isa::DType::Fp32;
@@ -55,20 +62,23 @@ BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& o) {
             if (!weights.embeddings) throw UserError("--weights " + o.weights + ": the checkpoint has no embedding tables to train");
             kernels::train::check_training_state_fits(weights.config, p, core_bytes, core_memory);
         } else {
-            const kernels::BertConfig config = model_config(o.model, &p.model_name);
+            kernels::BertConfig config = model_config(o.model, &p.model_name);
+            if (pretrain) config.num_labels = 2;  // the next-sentence head
             kernels::train::check_training_state_fits(config, p, core_bytes, core_memory);  // before making its weights
-            weights = o.timing_only ? kernels::train::shape_only_bert_weights(config) : kernels::random_bert_weights(config, o.seed, true);
+            weights = o.timing_only ? kernels::train::shape_only_bert_weights(config, pretrain)
+                                    : kernels::random_bert_weights(config, o.seed, true, pretrain);
         }
         isa::Container program = kernels::train::build_training_program(host.chip.core, p, weights);
         program.metadata.emplace_back("instance", host.instance.name);
         if (const fs::path vocab = fs::path(o.weights) / "vocab.txt"; !o.weights.empty() && fs::is_regular_file(vocab))
             program.metadata.emplace_back("vocab", fs::absolute(vocab).lexically_normal().string());
         std::string description = "training " + p.model_name + " (" + std::to_string(weights.config.num_hidden_layers) +
-            " layers, hidden " + std::to_string(weights.config.hidden_size) + ") to " + o.task + ", micro-batch " +
-            std::to_string(o.micro_batch) + " x seq " + std::to_string(o.seq) + ", " + std::to_string(o.grad_accum) +
-            " micro-step(s) per step, " + o.dtype + (o.stochastic_rounding ? " with stochastic rounding" : "") + ", " +
-            program.metadata_value("optimizer") + ", on 1 core of " + host.chip.core.name +
-            (o.timing_only ? ", timing only (no weights)" : "") +
+            " layers, hidden " + std::to_string(weights.config.hidden_size) + ") to " + o.task +
+            (pretrain ? fmt::format(" ({} masked-LM predictions per sequence)", p.step.max_predictions) : "") +
+            ", micro-batch " + std::to_string(o.micro_batch) + " x seq " + std::to_string(o.seq) + ", " +
+            std::to_string(o.grad_accum) + " micro-step(s) per step, " + o.dtype +
+            (o.stochastic_rounding ? " with stochastic rounding" : "") + ", " + program.metadata_value("optimizer") +
+            ", on 1 core of " + host.chip.core.name + (o.timing_only ? ", timing only (no weights)" : "") +
             (program.metadata_value("activations") == "device memory"
                  ? "; activations spilled to device memory, passes of " + program.metadata_value("sequences_per_pass") +
                        " sequence(s)"

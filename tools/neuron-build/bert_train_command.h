@@ -1,4 +1,5 @@
-// `neuron-build bert-train`: a training program (train.bin) for BertForSequenceClassification - one
+// `neuron-build bert-train`: a training program (train.bin) for BertForSequenceClassification or
+// BertForPreTraining - one
 // optimizer step of micro-steps, gradient accumulation, clipping and AdamW per execution
 // (kernels/train/training_program.h) - from a preset, a config.json or a checkpoint.
 #pragma once
@@ -13,9 +14,10 @@
 namespace nsim::tools {
 
 struct BertTrainBuildOptions {
-    std::string task = "classify";    // classify | pretrain (not built yet)
+    std::string task = "classify";    // classify | pretrain (masked LM + next sentence)
     std::string model;                // bert-base | bert-large | config.json
     uint32_t seq = 128;
+    uint32_t max_predictions = 0;     // pretrain: masked-LM slots per sequence; 0: seq * 5/32
     uint32_t micro_batch = 8;
     uint32_t sequences_per_pass = 0;  // 0: the micro-batch, or the largest pass that fits
     uint32_t grad_accum = 1;

@@ -61,7 +61,7 @@ int run_train(const MachineSelection& machine, const TrainOptions& o) {
     schedule.warmup_steps = o.warmup_steps;
     schedule.total_steps = o.steps;
     schedule.weight_decay = o.weight_decay;
-    library::TrainingRun run(session, shape, schedule, std::move(data.batches), std::move(data.labels));
+    library::TrainingRun run(session, shape, schedule, std::move(data));
     std::vector<library::TrainingStepResult> steps;
     for (uint32_t s = 0; s < o.steps; ++s) {
         steps.push_back(run.step());

@@ -29,7 +29,23 @@ TEST(TrainingStateBytes, BertLargeHasTheParametersTrainingMdDerives) {
     EXPECT_EQ(train::training_state_bytes(bert_large_config(), o).optimizer_states, 4 * parameters);
 }
 
-// The count agrees with a built program's Scratch tensors (neuron-sim train's memory by kind).
+// training.md A2.1: BertForPreTraining from the bert-large-uncased config (MLM transform, MLM bias -
+// the decoder's weight tied to the word embeddings - and the NSP head) has 336,226,108 parameters;
+// the word table's W^T (the decoder's, as the program streams it) is a weight on top.
+TEST(TrainingStateBytes, BertLargePretrainingHasTheParametersTrainingMdDerives) {
+    train::TrainingProgramOptions o;
+    o.precision = device::Precision::Bf16;
+    o.task = train::kPretrainTask;
+    const uint64_t parameters = 336226108ull;
+    const train::TrainingStateBytes b = train::training_state_bytes(bert_large_config(), o);
+    EXPECT_EQ(b.gradients, 4 * parameters);
+    EXPECT_EQ(b.optimizer_states, 8 * parameters);
+    const uint64_t transposed = 24ull * (4 * 1024 * 1024 + 2 * 1024 * 4096) + 2 * 1024 * 1024 + 2 * 1024 + 30522ull * 1024;
+    EXPECT_EQ(b.weights, 2 * (parameters + transposed));
+}
+
+// The count agrees with a built program's Scratch tensors (neuron-sim train's memory by kind), for
+// fine-tuning and for pretraining.
 TEST(TrainingStateBytes, MatchesTheTensorsOfABuiltProgram) {
     BertConfig c;
     c.vocab_size = 300;
@@ -38,13 +54,18 @@ TEST(TrainingStateBytes, MatchesTheTensorsOfABuiltProgram) {
     c.num_attention_heads = 2;
     c.intermediate_size = 256;
     c.max_position_embeddings = 32;
+    for (const bool pretrain : {false, true})
     for (const device::Precision precision : {device::Precision::Fp32, device::Precision::Bf16}) {
         train::TrainingProgramOptions o;
         o.precision = precision;
         o.step.micro_batch = 2;
         o.step.seq = 16;
-        const isa::Container program =
-            train::build_training_program(testing::core_spec("trn1.2xlarge"), o, random_bert_weights(c, 1, true));
+        if (pretrain) {
+            o.task = train::kPretrainTask;
+            o.step.max_predictions = 3;
+        }
+        const isa::Container program = train::build_training_program(testing::core_spec("trn1.2xlarge"), o,
+                                                                     random_bert_weights(c, 1, true, pretrain));
         const train::TrainingStateBytes built = train::training_state_bytes(program);
         EXPECT_GT(built.weights, 0u);
         const train::TrainingStateBytes counted = train::training_state_bytes(c, o);

@@ -28,6 +28,7 @@
 #include "reference/bert_backward.h"
 #include "reference/gradient_clipping.h"
 #include "train/training_step.h"
+#include "training_test_states.h"
 
 namespace nsim::kernels {
 namespace {
@@ -35,6 +36,8 @@ namespace {
 using device::Precision;
 using testing::DeviceRun;
 using testing::KernelHarness;
+using testing::adam_states;
+using testing::round_all;
 
 constexpr uint32_t kBatch = 2, kSeq = 16, kAccum = 2;
 constexpr const char* kInstance = "trn1.2xlarge";
@@ -50,26 +53,6 @@ BertConfig small_config() {
     c.initializer_range = 0.08;
     c.num_labels = 3;
     return c;
-}
-
-// Every tensor of `w` as stored in `dtype`.
-void round_all(BertWeights& w, isa::DType dtype) {
-    for (const BertTensorSlot& slot : bert_tensor_slots(w, true)) *slot.tensor = testing::rounded(*slot.tensor, dtype);
-}
-
-// AdamW states of an earlier step: m ~ N(0, 1e-3), v = (1e-3 + |N(0, 1e-3)|)^2 - away from zero, as a
-// running mean of squared gradients is, so m / sqrt(v) stays O(1) as in training (near v = 0 the
-// update would amplify any difference in the gradient without bound).
-BertWeights adam_states(const BertConfig& c, bool second_moment, isa::DType dtype) {
-    BertWeights s = make_empty_bert_weights(c, true);
-    for (const BertTensorSlot& slot : bert_tensor_slots(s, true)) {
-        *slot.tensor = Tensor(slot.shape);
-        fill_random_normal(*slot.tensor, 5, slot.name + (second_moment ? "/v" : "/m"), 0.0f, 1e-3f);
-        if (second_moment)
-            for (float& x : slot.tensor->values) x = (1e-3f + std::fabs(x)) * (1e-3f + std::fabs(x));
-    }
-    round_all(s, dtype);
-    return s;
 }
 
 struct MicroBatch {
