@@ -107,7 +107,7 @@ SweepMeasurement measure_training(const SweepPoint& p, const SweepSettings& s) {
     library::Session session(instance, std::move(build.program), false);
     library::TrainingSchedule schedule;
     schedule.total_steps = s.steps;
-    library::TrainingRun run(session, shape, schedule, {}, {});
+    library::TrainingRun run(session, shape, schedule, {});
     std::vector<library::TrainingStepResult> steps;
     for (uint32_t i = 0; i < s.steps; ++i) steps.push_back(run.step());
     const library::TrainingReport report = library::training_report(session, shape, steps, false);
