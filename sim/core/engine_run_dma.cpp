@@ -47,6 +47,7 @@ void EngineRun::start_dma(uint32_t qi, const isa::Instruction& inst, uint64_t no
     transfer.total = std::max(src_bytes, dst_bytes);
     transfer.end = now + dma_overhead_ps;
     transfer.add(q.dma_engine, transfer.total + descriptor_bytes);
+    transfer.add(core.device->dma_fabric(), transfer.total);  // shared by every engine of the device
     transfer.add(resource_of(core, src, true), src_bytes);
     transfer.add(resource_of(core, dst, false), dst_bytes);
     if (indices) transfer.add(resource_of(core, *indices, true), CostModel::operand_bytes(*indices));
