@@ -143,7 +143,7 @@ OnChipMemorySpec read_on_chip_memory(const ConfigNode& node, bool banked) {
 NeuronCoreSpec read_neuron_core(const ConfigNode& node) {
     node.check_keys({"name", "version", "engines", "tensor", "sbuf", "psum", "semaphores",
                      "dma_engines", "dma_queues_per_engine", "dma_engine_bytes_per_s",
-                     "dma_transfer_overhead_s", "dma_descriptor_s", "sram_access_latency_cycles",
+                     "dma_engine_sustained_bytes_per_s", "dma_transfer_overhead_s", "dma_descriptor_s", "sram_access_latency_cycles",
                      "sram_full_rate_stride_bytes", "control_instruction_cycles",
                      "bn_aggr_cycles_per_3_elements", "sbuf_shared_port_engines", "psum_shared_port_engines"});
     NeuronCoreSpec core;
@@ -172,6 +172,13 @@ NeuronCoreSpec read_neuron_core(const ConfigNode& node) {
                                                           core.dma_engines, core.dma_queues_per_engine, kQueueNumbers));
     core.dma_engine_bytes_per_s = positive(node.at("dma_engine_bytes_per_s"),
                                            Quantity::bytes_per_second);
+    if (node.has("dma_engine_sustained_bytes_per_s")) {
+        core.dma_engine_sustained_bytes_per_s =
+            positive(node.at("dma_engine_sustained_bytes_per_s"), Quantity::bytes_per_second);
+        if (core.dma_engine_sustained_bytes_per_s > core.dma_engine_bytes_per_s)
+            node.at("dma_engine_sustained_bytes_per_s")
+                .fail("is more than dma_engine_bytes_per_s, an engine's peak");
+    }
     core.dma_transfer_overhead_s = node.at("dma_transfer_overhead_s").as_quantity(Quantity::seconds);
     if (node.has("dma_descriptor_s")) core.dma_descriptor_s = node.at("dma_descriptor_s").as_quantity(Quantity::seconds);
     core.sram_access_latency_cycles = optional_u32(node, "sram_access_latency_cycles");

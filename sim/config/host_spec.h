@@ -67,7 +67,11 @@ struct NeuronCoreSpec {
     uint32_t semaphores = 0;
     uint32_t dma_engines = 0;         // DMA engines serving one core
     uint32_t dma_queues_per_engine = 0;
-    double dma_engine_bytes_per_s = 0;
+    double dma_engine_bytes_per_s = 0;    // one engine's peak, streaming alone
+    // Optional, 0 = none: each engine's sustained rate when every DMA engine of the device streams at
+    // once. The device's engines share a fabric that moves at most this x their number (all cores'):
+    // one busy core alone may take more than its even share.
+    double dma_engine_sustained_bytes_per_s = 0;
     double dma_transfer_overhead_s = 0;   // fixed cost of one DMA (descriptor setup, sync, start)
     double dma_descriptor_s = 0;          // a DMA engine's time to process one descriptor (optional, 0 = free)
     // Engine cost model (sim/core/cost_model.h); all optional, 0 = not modelled.

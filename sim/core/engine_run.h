@@ -50,7 +50,7 @@ struct EngineRun {
 
     // The shared resources one transfer crosses and how many of its bytes each carries.
     struct Path {
-        std::array<Leg, 5> legs{};  // the most a path crosses: DMA engine, two memories, PCIe up and down
+        std::array<Leg, 6> legs{};  // the most a path crosses: DMA engine, DMA fabric, two memories, PCIe up and down
         size_t leg_count = 0;
         void add(BandwidthModel* model, uint64_t bytes) {
             if (model && bytes) legs[leg_count++] = Leg{model, bytes, 0};

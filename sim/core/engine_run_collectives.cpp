@@ -49,6 +49,7 @@ uint64_t EngineRun::core_to_core(const Queue& sender, const Hop& hop, uint64_t r
     const uint64_t local_read = hop.reduces ? bytes : 0;  // the receiver's own share, added in the DMA engine
     Path path;
     path.add(hop.dma_engine, bytes);
+    path.add(from.device->dma_fabric(), bytes);
     // Staged through the device memory next to each core.
     BandwidthModel* from_memory = &from.weights.channel->timing();
     BandwidthModel* to_memory = &to.weights.channel->timing();

@@ -40,13 +40,19 @@ void EngineRun::start_dma(uint32_t qi, const isa::Instruction& inst, uint64_t no
     // One descriptor per contiguous run, of the side cut into more of them; a gather's table rows
     // are one each, as many as the destination's rows.
     const uint64_t descriptors = std::max(contiguous_runs(dst), gather ? 0 : contiguous_runs(src));
-    const uint64_t descriptor_bytes =
-        uint64_t(std::llround(double(descriptors) * cost.core().dma_descriptor_s * cost.dma_engine_bytes_per_s()));
+    // Each descriptor holds its engine for dma_descriptor_s: the bytes it could have moved meanwhile,
+    // at its own peak on the engine and at its sustained share on the device's DMA fabric (the rate
+    // DMABW measured its per-descriptor guidance at).
+    const auto moved_during_descriptors = [&](double bytes_per_s) {
+        return uint64_t(std::llround(double(descriptors) * cost.core().dma_descriptor_s * bytes_per_s));
+    };
     Transfer& transfer = q.transfer;
     transfer = Transfer{};
     transfer.total = std::max(src_bytes, dst_bytes);
     transfer.end = now + dma_overhead_ps;
-    transfer.add(q.dma_engine, transfer.total + descriptor_bytes);
+    transfer.add(q.dma_engine, transfer.total + moved_during_descriptors(cost.dma_engine_bytes_per_s()));
+    transfer.add(core.device->dma_fabric(),
+                 transfer.total + moved_during_descriptors(cost.core().dma_engine_sustained_bytes_per_s));
     transfer.add(resource_of(core, src, true), src_bytes);
     transfer.add(resource_of(core, dst, false), dst_bytes);
     if (indices) transfer.add(resource_of(core, *indices, true), CostModel::operand_bytes(*indices));

@@ -17,14 +17,16 @@ class DmaEngine : public sc_core::sc_module {
 public:
     tlm_utils::simple_initiator_socket<DmaEngine> socket;
 
+    // `fabric`: what the device's engines share (NeuronDevice::dma_fabric), null for none.
     DmaEngine(sc_core::sc_module_name name, unsigned index, unsigned owner_core, unsigned queues,
-              double bytes_per_s)
+              double bytes_per_s, BandwidthModel* fabric = nullptr)
         : sc_core::sc_module(name),
           socket("socket"),
           index_(index),
           owner_core_(owner_core),
           queues_(queues),
-          engine_(bytes_per_s, sc_core::SC_ZERO_TIME) {}
+          engine_(bytes_per_s, sc_core::SC_ZERO_TIME),
+          fabric_(fabric) {}
 
     // Moves `length` bytes from device address `source` to `destination` (either may be device
     // memory, SBUF/PSUM, the host window or a link window), starting at `delay` past the current
@@ -45,6 +47,7 @@ private:
     unsigned owner_core_;
     unsigned queues_;
     BandwidthModel engine_;
+    BandwidthModel* fabric_;
 };
 
 }  // namespace nsim::sim

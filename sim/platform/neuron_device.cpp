@@ -19,7 +19,9 @@ NeuronDevice::NeuronDevice(sc_core::sc_module_name name, const config::ChipSpec&
       index_(index),
       map_(DeviceAddressMap::for_chip(chip)),
       endpoint_("pcie", chip, pci_address),
-      interconnect_("interconnect") {
+      interconnect_("interconnect"),
+      dma_fabric_(chip.core.dma_engine_sustained_bytes_per_s * chip.core.dma_engines * chip.cores_per_device,
+                  sc_core::SC_ZERO_TIME) {
     const config::BarSpec* register_bar = bar_with_role(chip, "registers");
     if (!register_bar) throw std::invalid_argument(fmt::format("chip {} has no register BAR", chip.name));
     registers_ = std::make_unique<RegisterFile>("registers", register_bar->size_bytes);
@@ -71,7 +73,7 @@ NeuronDevice::NeuronDevice(sc_core::sc_module_name name, const config::ChipSpec&
         for (unsigned e = 0; e < chip.core.dma_engines; ++e, ++engine) {
             dma_.push_back(std::make_unique<DmaEngine>(fmt::format("dma{}", engine).c_str(), engine, core,
                                                        chip.core.dma_queues_per_engine,
-                                                       chip.core.dma_engine_bytes_per_s));
+                                                       chip.core.dma_engine_bytes_per_s, dma_fabric()));
             dma_.back()->socket.bind(interconnect_.input);
         }
 

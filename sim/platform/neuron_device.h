@@ -36,6 +36,9 @@ public:
     const std::vector<std::unique_ptr<TimedMemory>>& memory_channels() const { return channels_; }
     const std::vector<std::unique_ptr<NeuronCore>>& cores() const { return cores_; }
     const std::vector<std::unique_ptr<DmaEngine>>& dma_engines() const { return dma_; }
+    // The fabric every DMA engine of the device moves its bytes through (configs
+    // dma_engine_sustained_bytes_per_s x the device's engines); null when the chip gives no limit.
+    BandwidthModel* dma_fabric() { return dma_fabric_.bytes_per_s() > 0 ? &dma_fabric_ : nullptr; }
 
     // Connects link port `port` (an initiator towards the peer) and returns the socket the peer's
     // traffic must be bound to (this device's interconnect).
@@ -59,6 +62,7 @@ private:
     AddressRouter interconnect_;
     std::vector<std::unique_ptr<TimedMemory>> channels_;
     std::vector<std::unique_ptr<NeuronCore>> cores_;
+    BandwidthModel dma_fabric_;
     std::vector<std::unique_ptr<DmaEngine>> dma_;
     std::unique_ptr<UdmaQueues> udma_;
     std::unique_ptr<ExecutionDoorbells> doorbells_;

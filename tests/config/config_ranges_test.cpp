@@ -1,7 +1,7 @@
 // Config values outside what their field can mean are refused when the file is read, with one line
 // naming the key: a shift wider than its register, more DMA queues than fit in an engine's register
 // files or than a program can name, more semaphores than an instruction can name, a duration past
-// what simulated time can hold. Before, each was accepted and broke later (undefined shifts, loads
+// what simulated time can hold, a DMA engine sustaining more than its own peak. Before, each was accepted and broke later (undefined shifts, loads
 // that time out, SystemC's own two-line error, gigabytes of semaphores).
 #include <fstream>
 #include <sstream>
@@ -78,6 +78,11 @@ TEST_F(ConfigRange, MoreDmaQueuesThanFitInAnEngineRegisterFile) {
     // 120 x 0x100 bytes of queue registers from 0x1000 run past the M2S file into the S2M one.
     expect_refused("dma_queues_per_engine: 16", "dma_queues_per_engine: 120", "registers",
                    "do not fit in an engine's register files", "dma_engines: 16", "dma_engines: 2");
+}
+
+TEST_F(ConfigRange, ADmaEngineSustainingMoreThanItsPeak) {
+    expect_refused("dma_engine_sustained_bytes_per_s: 17GB/s", "dma_engine_sustained_bytes_per_s: 40GB/s",
+                   "dma_engine_sustained_bytes_per_s", "more than dma_engine_bytes_per_s");
 }
 
 TEST_F(ConfigRange, DurationsBeyondSimulatedTime) {

@@ -106,8 +106,10 @@ TEST(EngineProcesses, SameTimeWakeUpsAreServedInTheOrderTheyWereScheduled) {
     for (const auto& s : slices)
         end_us[std::stoi(s["cat"].get<std::string>().substr(3))] = s["ts"].get<double>() + s["dur"].get<double>();
     const double burst_us = (double(64 << 10) / v2().dma_engine_bytes_per_s + 32 * v2().dma_descriptor_s) * 1e6;
+    // Within 50 ps: a DMA's descriptor time is carried as whole bytes at the engine's rate (half a
+    // byte is 17 ps at 27 GiB/s), and times are whole picoseconds.
     for (unsigned i = 1; i < 8; ++i)
-        EXPECT_NEAR(end_us[16 * i] - end_us[16 * (i - 1)], burst_us, 2e-6) << "dma" << 16 * i;
+        EXPECT_NEAR(end_us[16 * i] - end_us[16 * (i - 1)], burst_us, 5e-5) << "dma" << 16 * i;
 }
 
 TEST(EngineProcesses, AnErrorInsideAQueueReachesTheCallerAndTheRunStopsThere) {

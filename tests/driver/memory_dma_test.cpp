@@ -123,9 +123,10 @@ TEST(Dma, RingCopyHostToDeviceToHostKeepsTheData) {
 
 // A UDMA engine streams each descriptor pair: the read, the engine's own pass and the write overlap,
 // so a copy goes at the slowest leg's rate (the engine's, below PCIe's) and not at the three added
-// up; the next pair's descriptors are fetched while one moves.
+// up; the next pair's descriptors are fetched while one moves. On inf1, whose engines (4.4 GiB/s)
+// are slower than its PCIe link; trn1's run at their 27 GiB/s peak, above its link.
 TEST(Dma, AnEngineStreamsItsReadPassAndWrite) {
-    test::DriverRig rig("trn1.2xlarge");
+    test::DriverRig rig("inf1.xlarge");
     ASSERT_TRUE(rig.driver.modprobe().empty());
     rig.driver.open(0);
     const size_t size = 1 << 20;  // 16 descriptor pairs, half the bounce buffer
@@ -139,8 +140,8 @@ TEST(Dma, AnEngineStreamsItsReadPassAndWrite) {
     ASSERT_LT(pcie, engine);
     EXPECT_GT(taken, engine);
     // Streamed: the engine's time, plus the descriptor fetches where they outlast a pair (they cross
-    // the link behind the data), the marker and a poll (74 us against 61.7). Legs one after the
-    // other would take engine + pcie, 65% more.
+    // the link behind the data), the marker and a poll. Legs one after the other would take
+    // engine + pcie, 36% more.
     EXPECT_LT(taken, engine * 1.25) << "engine " << engine << " s, PCIe " << pcie << " s";
     std::vector<uint8_t> back(size);
     rig.driver.copy_from_device(handle, 0, back.data(), size);
