@@ -8,24 +8,24 @@ HappensBefore::HappensBefore(std::vector<const isa::InstructionStream*> queues) 
     auto grow = [&](size_t sem) {
         if (sem >= signallers_.size()) {
             signallers_.resize(sem + 1, std::vector<std::vector<Signaller>>(queues_.size()));
+            waits_.resize(sem + 1, std::vector<std::vector<Wait>>(queues_.size()));
             set_by_instruction_.resize(sem + 1, false);
         }
     };
     for (size_t q = 0; q < queues_.size(); ++q) {
-        std::vector<uint32_t> floor;   // per semaphore: the largest value this queue waited for so far
         for (uint32_t i = 0; i < queues_[q]->instructions.size(); ++i) {
             const isa::Instruction& inst = queues_[q]->instructions[i];
             if (inst.sync.wait_semaphore != isa::kNoSemaphore) {
                 const uint16_t sem = inst.sync.wait_semaphore;
-                if (sem >= floor.size()) floor.resize(sem + 1, 0);
-                floor[sem] = std::max(floor[sem], inst.sync.wait_value);
-                if (sem >= waits_.size()) waits_.resize(sem + 1, std::vector<std::vector<Wait>>(queues_.size()));
-                waits_[sem][q].push_back({i, floor[sem]});
+                grow(sem);
+                std::vector<Wait>& mine = waits_[sem][q];
+                mine.push_back({i, std::max(mine.empty() ? 0u : mine.back().floor, inst.sync.wait_value)});
             }
             if (inst.sync.signal_semaphore != isa::kNoSemaphore) {
                 const uint16_t sem = inst.sync.signal_semaphore;
                 grow(sem);
-                signallers_[sem][q].push_back({i, sem < floor.size() ? floor[sem] : 0});
+                const std::vector<Wait>& waited = waits_[sem][q];
+                signallers_[sem][q].push_back({i, waited.empty() ? 0u : waited.back().floor});
             }
             if (inst.opcode == isa::Opcode::SemSet) {
                 const size_t sem = inst.u32(isa::field_index(isa::info(inst.opcode), "sem"));
@@ -73,7 +73,6 @@ bool HappensBefore::wait_dependencies(size_t waiter_queue, uint32_t waiter_index
 }
 
 uint32_t HappensBefore::reached_before(uint16_t sem, const Clock& clock) const {
-    if (sem >= waits_.size()) return 0;
     uint32_t reached = 0;
     for (size_t r = 0; r < queues_.size(); ++r) {
         const std::vector<Wait>& waits = waits_[sem][r];

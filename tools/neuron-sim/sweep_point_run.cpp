@@ -45,16 +45,22 @@ uint32_t point_count(const std::string& value, const std::string& name, uint32_t
     return uint32_t(n);
 }
 
-BertBuildOptions inference_build(const SweepPoint& p, const SweepSettings& s) {
-    BertBuildOptions o;
+// What an inference and a training build of a point share: model, dtype, cores, instance, timing-only.
+template <class BuildOptions>
+void set_shared_build_options(BuildOptions& o, const SweepPoint& p, const SweepSettings& s) {
     o.model = p.model;
-    o.seq = point_count(p.seq, "seq", 1, 4096);
-    o.batch = point_count(p.batch, "batch", 1, 65536);
     o.dtype = p.effective_dtype();
     o.cores = point_count(p.cores, "cores", 1, 1024);
     o.timing_only = true;
     o.instance = p.instance;
     o.config_files = s.config_files;
+}
+
+BertBuildOptions inference_build(const SweepPoint& p, const SweepSettings& s) {
+    BertBuildOptions o;
+    o.seq = point_count(p.seq, "seq", 1, 4096);
+    o.batch = point_count(p.batch, "batch", 1, 65536);
+    set_shared_build_options(o, p, s);
     return o;
 }
 
@@ -63,15 +69,10 @@ BertTrainBuildOptions training_build(const SweepPoint& p, const SweepSettings& s
         throw UserError("unknown task '" + p.task + "' (inference, classify, pretrain)");
     BertTrainBuildOptions o;
     o.task = p.task;
-    o.model = p.model;
     o.seq = point_count(p.seq, "seq", 3, 4096);
     o.micro_batch = point_count(p.batch, "batch (the micro-batch)", 1, 65536);
     o.grad_accum = point_count(p.grad_accum, "grad_accum", 1, 4096);
-    o.dtype = p.effective_dtype();
-    o.cores = point_count(p.cores, "cores", 1, 1024);
-    o.timing_only = true;
-    o.instance = p.instance;
-    o.config_files = s.config_files;
+    set_shared_build_options(o, p, s);
     return o;
 }
 
