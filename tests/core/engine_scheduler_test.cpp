@@ -281,6 +281,55 @@ TEST(Dma, EachCoreStreamsItsWeightsFromItsOwnChannelThroughTheSharedDmaFabric) {
     EXPECT_EQ(stats.device_memory_bytes, 3 * engines * bytes);
 }
 
+// Inferentia's DMA fabric (configs nc-v1.yaml dma_engine_sustained_bytes_per_s, NC-v2's ratios): one
+// core streaming its weights with its 3 engines is bound by those engines' peak, as before the fabric;
+// all 4 cores at once are bound by the fabric, not by their engines' peak nor by the two DDR channels.
+const config::ChipSpec& inferentia() { return test::shipped_configs().chip("inferentia"); }
+
+// Seconds for `cores` cores of inf1 to load 1 MiB of their weight copy on each of their DMA engines at once.
+double inferentia_weight_streams_s(unsigned cores) {
+    const unsigned engines = inferentia().core.dma_engines;
+    std::string text = ".target v1\n.cores " + std::to_string(cores) + "\n.tensor X weight fp32 [128, 32768] device 0x0\n";
+    for (unsigned c = 0; c < cores; ++c) {
+        text += ".core " + std::to_string(c) + "\n";
+        for (unsigned q = 0; q < engines; ++q) text += load(q, q, 1 << 20, "");
+    }
+    EngineRun run("inf1.2xlarge", test::assemble_program(text));
+    const auto stats = run.run();
+    const sim::BandwidthModel* fabric = run.platform->devices()[0]->dma_fabric();
+    if (!fabric) {
+        ADD_FAILURE() << "inferentia has no DMA fabric (dma_engine_sustained_bytes_per_s)";
+        return 0;
+    }
+    EXPECT_GT(fabric->bytes_moved(), uint64_t(cores) * engines << 20);
+    return stats.time_s;
+}
+
+// A 1 MiB load is 128 partition rows: 128 descriptors, charged at `bytes_per_s` for dma_descriptor_s each.
+double with_descriptors(const config::NeuronCoreSpec& core, double bytes_per_s) {
+    return double(1 << 20) + 128 * core.dma_descriptor_s * bytes_per_s;
+}
+
+TEST(Dma, OneInferentiaCoreStreamsAtItsEnginesPeakUnderTheDeviceDmaFabric) {
+    const config::NeuronCoreSpec& v1 = inferentia().core;
+    const double fabric = v1.dma_engine_sustained_bytes_per_s * v1.dma_engines * inferentia().cores_per_device;
+    ASSERT_GT(fabric, v1.dma_engines * v1.dma_engine_bytes_per_s);
+    const double engine_s = with_descriptors(v1, v1.dma_engine_bytes_per_s) / v1.dma_engine_bytes_per_s;
+    EXPECT_NEAR(inferentia_weight_streams_s(1), v1.dma_transfer_overhead_s + engine_s, engine_s * 0.03);
+}
+
+TEST(Dma, AllInferentiaCoresStreamingTogetherShareTheDeviceDmaFabric) {
+    const config::ChipSpec& chip = inferentia();
+    const config::NeuronCoreSpec& v1 = chip.core;
+    const double fabric = v1.dma_engine_sustained_bytes_per_s * v1.dma_engines * chip.cores_per_device;
+    ASSERT_LT(fabric, chip.cores_per_device * v1.dma_engines * v1.dma_engine_bytes_per_s);
+    ASSERT_LT(fabric, chip.memory.channels * chip.memory.channel_bytes_per_s());
+    const double device_bytes =
+        double(chip.cores_per_device * v1.dma_engines) * with_descriptors(v1, v1.dma_engine_sustained_bytes_per_s);
+    EXPECT_NEAR(inferentia_weight_streams_s(chip.cores_per_device), v1.dma_transfer_overhead_s + device_bytes / fabric,
+                device_bytes / fabric * 0.03);
+}
+
 TEST(Dma, HostTransfersCrossPcie) {
     const std::string text = program(
         ".tensor H input fp32 [128, 2048] host 0x0\n.core 0\n"
