@@ -77,21 +77,20 @@ void CoreBuilder::sbuf_rewind(uint64_t mark) {
     if (join_scratch_.id == UINT32_MAX || join_scratch_.offset >= mark)
         throw std::logic_error("sbuf_rewind: to a point not from sbuf_mark");
     sbuf_top_ = mark;
-    for (uint32_t id : candidates_)
-        if (buffers_[id].space == isa::MemorySpace::Sbuf && buffers_[id].offset >= mark) retired_[id] = true;
+    for (uint32_t id : candidates_[isa::MemorySpace::Sbuf].starting_from(mark)) retired_[id] = true;
 }
 
 void CoreBuilder::allocate_join_scratch() {
     if (join_scratch_.id != UINT32_MAX) return;
     join_scratch_ = sbuf(2 * 4, "join scratch");
     tracked_[join_scratch_.id] = false;
-    candidates_.pop_back();
+    candidates_[join_scratch_.space].erase(join_scratch_.id);
 }
 
 Buffer CoreBuilder::sbuf_region(uint64_t bytes_per_partition, const std::string& what) {
     Buffer b = sbuf(bytes_per_partition, what);
     tracked_[b.id] = false;
-    candidates_.pop_back();  // only its aliases are tracked
+    candidates_[b.space].erase(b.id);  // only its aliases are tracked
     return b;
 }
 
@@ -101,34 +100,26 @@ Buffer CoreBuilder::sbuf_region(uint64_t bytes_per_partition, const std::string&
 // that, each buffer of a program that rewinds often (a training step's passes and layers) would list
 // every earlier buffer at its addresses, and building would grow with their square.
 void CoreBuilder::add_buffer(const Buffer& b) {
+    IntervalIndex& candidates = candidates_[b.space];
     std::vector<uint32_t> overlapped;
     BufferState inherited;
-    std::vector<uint32_t> kept;
-    kept.reserve(candidates_.size() + 1);
-    for (uint32_t id : candidates_) {
-        const Buffer& other = buffers_[id];
-        const bool overlaps = other.space == b.space && other.offset < b.offset + b.bytes && b.offset < other.offset + other.bytes;
-        if (!overlaps) {
-            kept.push_back(id);
-            continue;
-        }
+    for (uint32_t id : candidates.overlapping(b.offset, b.offset + b.bytes)) {
         if (!retired_[id]) {
             overlapped.push_back(id);
-            kept.push_back(id);
             continue;
         }
+        const Buffer& other = buffers_[id];
         for (const SyncPoint& p : states_[id].writers) merge(inherited.writers, p);
         for (const SyncPoint& p : states_[id].readers) merge_reader(inherited.readers, p);
         const bool covered = b.offset <= other.offset && other.offset + other.bytes <= b.offset + b.bytes;
-        if (!covered) kept.push_back(id);
+        if (covered) candidates.erase(id);
     }
-    candidates_ = std::move(kept);
     buffers_.push_back(b);
     overlaps_.push_back(std::move(overlapped));
     states_.push_back(std::move(inherited));
     tracked_.push_back(true);
     retired_.push_back(false);
-    candidates_.push_back(b.id);
+    candidates.insert(b.id, b.offset, b.offset + b.bytes);
 }
 
 Buffer CoreBuilder::sbuf_alias(const Buffer& base, uint64_t offset, uint64_t bytes_per_partition) {
@@ -208,19 +199,13 @@ void CoreBuilder::merge_reader(SyncSet& set, const SyncPoint& point) {
     merge(set, point);
 }
 
-std::vector<uint32_t> CoreBuilder::tracked_ids(const Buffer& buffer) const {
-    std::vector<uint32_t> ids = overlaps_.at(buffer.id);
-    ids.push_back(buffer.id);
-    return ids;
-}
-
 CoreBuilder::SyncSet CoreBuilder::dependencies(const std::vector<Use>& uses) const {
     SyncSet deps;
     for (const Use& use : uses) {
         if (use.view->buffer.id == UINT32_MAX) continue;  // DRAM / host: not tracked
-        for (uint32_t id : tracked_ids(use.view->buffer)) {
+        const bool partial_write = use.access == Access::Write && use.view->partial;
+        for_each_tracked(use.view->buffer, [&](uint32_t id) {
             const BufferState& state = states_[id];
-            const bool partial_write = use.access == Access::Write && use.view->partial;
             // A write after reads waits for the readers; each of them waited for the writers (or ran
             // after them on their queue), so the writers need no wait of their own. Waiting for them
             // too would take two semaphores, which a DMA can only wait for through a join on a
@@ -231,7 +216,7 @@ CoreBuilder::SyncSet CoreBuilder::dependencies(const std::vector<Use>& uses) con
                 for (const SyncPoint& p : state.writers) merge(deps, p);
             if (use.access != Access::Read)
                 for (const SyncPoint& p : state.readers) merge_reader(deps, p);
-        }
+        });
     }
     return deps;
 }
@@ -239,19 +224,20 @@ CoreBuilder::SyncSet CoreBuilder::dependencies(const std::vector<Use>& uses) con
 void CoreBuilder::record(const std::vector<Use>& uses, const SyncPoint& point) {
     for (const Use& use : uses)
         if (use.access == Access::Read && use.view->buffer.id != UINT32_MAX)
-            for (uint32_t id : tracked_ids(use.view->buffer)) merge_reader(states_[id].readers, point);
+            for_each_tracked(use.view->buffer, [&](uint32_t id) { merge_reader(states_[id].readers, point); });
     for (const Use& use : uses) {
         if (use.access == Access::Read || use.view->buffer.id == UINT32_MAX) continue;
-        for (uint32_t id : tracked_ids(use.view->buffer)) {
+        const bool partial_write = use.access == Access::Write && use.view->partial;
+        for_each_tracked(use.view->buffer, [&](uint32_t id) {
             BufferState& state = states_[id];
-            if (use.access == Access::Write && use.view->partial) {
+            if (partial_write) {
                 if (!state.readers.empty()) state.writers.clear();
                 merge(state.writers, point);
             } else {
-                state.writers = {point};
+                state.writers.assign(1, point);
             }
             state.readers.clear();
-        }
+        });
     }
 }
 
@@ -344,11 +330,11 @@ CoreBuilder::SyncSet CoreBuilder::dma_dependencies(DmaChannel& channel, const st
     // that transfer: the chain is implied.
     for (const Use& use : uses) {
         if (implied || use.access == Access::Read || use.view->buffer.id == UINT32_MAX) continue;
-        for (uint32_t id : tracked_ids(use.view->buffer)) {
+        for_each_tracked(use.view->buffer, [&](uint32_t id) {
             const BufferState& s = states_[id];
             for (const SyncPoint& w : s.writers)
                 implied |= !s.readers.empty() && w.semaphore == previous.semaphore && w.value == previous.value;
-        }
+        });
     }
     if (!implied) merge(deps, previous);
     if (deps.size() <= 1) return deps;

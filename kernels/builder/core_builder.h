@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "builder/interval_index.h"
 #include "builder/on_chip_view.h"
 #include "config/host_spec.h"
 #include "isa/container.h"
@@ -192,7 +193,13 @@ private:
     void add_buffer(const Buffer& b);
     uint16_t new_semaphore(const std::string& name);
     int32_t queue_index(isa::Engine engine, uint8_t number);
-    std::vector<uint32_t> tracked_ids(const Buffer& buffer) const;
+    // Calls f(id) for each buffer whose state an access to `buffer` reads and updates: the earlier
+    // ones it overlaps, then itself.
+    template <class F>
+    void for_each_tracked(const Buffer& buffer, F&& f) const {
+        for (uint32_t id : overlaps_.at(buffer.id)) f(id);
+        f(buffer.id);
+    }
     SyncSet dependencies(const std::vector<Use>& uses) const;
     void record(const std::vector<Use>& uses, const SyncPoint& point);
     void wait_then_push(int32_t queue, isa::Instruction inst, const SyncSet& deps, uint16_t signal);
@@ -211,7 +218,7 @@ private:
     std::vector<uint16_t> psum_semaphores_;
     std::vector<bool> tracked_;                   // by id: false for regions only aliases use
     std::vector<bool> retired_;                   // by id: given back by sbuf_rewind
-    std::vector<uint32_t> candidates_;            // tracked buffers a new one may overlap (add_buffer)
+    std::map<isa::MemorySpace, IntervalIndex> candidates_;  // by space: tracked buffers a new one may overlap
     std::map<isa::Engine, uint16_t> progress_;
     std::vector<uint32_t> signals_;               // by semaphore: signals emitted so far
     std::vector<Queue> queues_;
