@@ -51,6 +51,10 @@ void CoreBuilder::check_engine(Engine engine, const char* what) const {
 // ---- memory ----------------------------------------------------------------------------------------
 
 Buffer CoreBuilder::sbuf(uint64_t bytes_per_partition, const std::string& what) {
+    return allocate_sbuf(bytes_per_partition, what, true);
+}
+
+Buffer CoreBuilder::allocate_sbuf(uint64_t bytes_per_partition, const std::string& what, bool tracked) {
     const uint64_t start = (sbuf_top_ + kSbufAlignment - 1) / kSbufAlignment * kSbufAlignment;
     if (start + bytes_per_partition > spec_.sbuf.bytes_per_partition)
         throw std::length_error("SBUF is full: " + what + " needs " + std::to_string(bytes_per_partition) +
@@ -62,7 +66,7 @@ Buffer CoreBuilder::sbuf(uint64_t bytes_per_partition, const std::string& what) 
     b.partitions = spec_.sbuf.partitions;
     b.offset = start;
     b.bytes = bytes_per_partition;
-    add_buffer(b);
+    add_buffer(b, tracked);
     sbuf_top_ = start + bytes_per_partition;
     return b;
 }
@@ -77,58 +81,22 @@ void CoreBuilder::sbuf_rewind(uint64_t mark) {
     if (join_scratch_.id == UINT32_MAX || join_scratch_.offset >= mark)
         throw std::logic_error("sbuf_rewind: to a point not from sbuf_mark");
     sbuf_top_ = mark;
-    for (uint32_t id : candidates_)
-        if (buffers_[id].space == isa::MemorySpace::Sbuf && buffers_[id].offset >= mark) retired_[id] = true;
+    states_.retire_from(isa::MemorySpace::Sbuf, mark);
 }
 
 void CoreBuilder::allocate_join_scratch() {
     if (join_scratch_.id != UINT32_MAX) return;
-    join_scratch_ = sbuf(2 * 4, "join scratch");
-    tracked_[join_scratch_.id] = false;
-    candidates_.pop_back();
+    join_scratch_ = allocate_sbuf(2 * 4, "join scratch", false);
 }
 
 Buffer CoreBuilder::sbuf_region(uint64_t bytes_per_partition, const std::string& what) {
-    Buffer b = sbuf(bytes_per_partition, what);
-    tracked_[b.id] = false;
-    candidates_.pop_back();  // only its aliases are tracked
-    return b;
+    return allocate_sbuf(bytes_per_partition, what, false);  // only its aliases are tracked
 }
 
-// A new buffer over live ones (aliases) tracks hazards with each of them; over buffers a rewind gave
-// back, which are never used again, it takes over their pending readers and writers instead, and one
-// it covers whole is dropped from later scans (what overlaps it overlaps the new buffer). Without
-// that, each buffer of a program that rewinds often (a training step's passes and layers) would list
-// every earlier buffer at its addresses, and building would grow with their square.
-void CoreBuilder::add_buffer(const Buffer& b) {
-    std::vector<uint32_t> overlapped;
-    BufferState inherited;
-    std::vector<uint32_t> kept;
-    kept.reserve(candidates_.size() + 1);
-    for (uint32_t id : candidates_) {
-        const Buffer& other = buffers_[id];
-        const bool overlaps = other.space == b.space && other.offset < b.offset + b.bytes && b.offset < other.offset + other.bytes;
-        if (!overlaps) {
-            kept.push_back(id);
-            continue;
-        }
-        if (!retired_[id]) {
-            overlapped.push_back(id);
-            kept.push_back(id);
-            continue;
-        }
-        for (const SyncPoint& p : states_[id].writers) merge(inherited.writers, p);
-        for (const SyncPoint& p : states_[id].readers) merge_reader(inherited.readers, p);
-        const bool covered = b.offset <= other.offset && other.offset + other.bytes <= b.offset + b.bytes;
-        if (!covered) kept.push_back(id);
-    }
-    candidates_ = std::move(kept);
+// What a new buffer over live ones (aliases) and over given-back ones inherits: BufferStates.
+void CoreBuilder::add_buffer(const Buffer& b, bool tracked) {
     buffers_.push_back(b);
-    overlaps_.push_back(std::move(overlapped));
-    states_.push_back(std::move(inherited));
-    tracked_.push_back(true);
-    retired_.push_back(false);
-    candidates_.push_back(b.id);
+    states_.add(b.id, b.space, b.offset, b.offset + b.bytes, tracked);
 }
 
 Buffer CoreBuilder::sbuf_alias(const Buffer& base, uint64_t offset, uint64_t bytes_per_partition) {
@@ -189,38 +157,13 @@ int32_t CoreBuilder::queue_index(Engine engine, uint8_t number) {
     return index;
 }
 
-void CoreBuilder::merge(SyncSet& set, const SyncPoint& point) {
-    for (SyncPoint& p : set)
-        if (p.semaphore == point.semaphore) {
-            if (point.value > p.value) p = point;
-            return;
-        }
-    set.push_back(point);
-}
-
-void CoreBuilder::merge_reader(SyncSet& set, const SyncPoint& point) {
-    if (point.queue != kManyQueues)
-        for (SyncPoint& p : set)
-            if (p.queue == point.queue) {
-                if (point.order > p.order) p = point;
-                return;
-            }
-    merge(set, point);
-}
-
-std::vector<uint32_t> CoreBuilder::tracked_ids(const Buffer& buffer) const {
-    std::vector<uint32_t> ids = overlaps_.at(buffer.id);
-    ids.push_back(buffer.id);
-    return ids;
-}
-
-CoreBuilder::SyncSet CoreBuilder::dependencies(const std::vector<Use>& uses) const {
+SyncSet CoreBuilder::dependencies(const std::vector<Use>& uses) const {
     SyncSet deps;
     for (const Use& use : uses) {
         if (use.view->buffer.id == UINT32_MAX) continue;  // DRAM / host: not tracked
-        for (uint32_t id : tracked_ids(use.view->buffer)) {
-            const BufferState& state = states_[id];
-            const bool partial_write = use.access == Access::Write && use.view->partial;
+        const bool partial_write = use.access == Access::Write && use.view->partial;
+        for (const BufferState* read : states_.read(use.view->buffer.id)) {
+            const BufferState& state = *read;
             // A write after reads waits for the readers; each of them waited for the writers (or ran
             // after them on their queue), so the writers need no wait of their own. Waiting for them
             // too would take two semaphores, which a DMA can only wait for through a join on a
@@ -237,21 +180,25 @@ CoreBuilder::SyncSet CoreBuilder::dependencies(const std::vector<Use>& uses) con
 }
 
 void CoreBuilder::record(const std::vector<Use>& uses, const SyncPoint& point) {
-    for (const Use& use : uses)
-        if (use.access == Access::Read && use.view->buffer.id != UINT32_MAX)
-            for (uint32_t id : tracked_ids(use.view->buffer)) merge_reader(states_[id].readers, point);
+    for (const Use& use : uses) {
+        if (use.access != Access::Read || use.view->buffer.id == UINT32_MAX) continue;
+        if (use.view->buffer.space == isa::MemorySpace::Psum && point.queue != kManyQueues &&
+            queues_[point.queue].engine == Engine::Pe)
+            states_.read_every_buffer();  // a tensor-engine reader of PSUM: see BufferStates
+        states_.update(use.view->buffer.id, [&](BufferState& state) { merge_reader(state.readers, point); });
+    }
     for (const Use& use : uses) {
         if (use.access == Access::Read || use.view->buffer.id == UINT32_MAX) continue;
-        for (uint32_t id : tracked_ids(use.view->buffer)) {
-            BufferState& state = states_[id];
-            if (use.access == Access::Write && use.view->partial) {
+        const bool partial_write = use.access == Access::Write && use.view->partial;
+        states_.update(use.view->buffer.id, [&](BufferState& state) {
+            if (partial_write) {
                 if (!state.readers.empty()) state.writers.clear();
                 merge(state.writers, point);
             } else {
-                state.writers = {point};
+                state.writers.assign(1, point);
             }
             state.readers.clear();
-        }
+        });
     }
 }
 
@@ -336,7 +283,7 @@ std::vector<DmaPiece> CoreBuilder::split_rows(const View& dst, const View& src, 
     return out;
 }
 
-CoreBuilder::SyncSet CoreBuilder::dma_dependencies(DmaChannel& channel, const std::vector<Use>& uses) {
+SyncSet CoreBuilder::dma_dependencies(DmaChannel& channel, const std::vector<Use>& uses) {
     SyncSet deps = dependencies(uses);
     const SyncPoint previous{channel.semaphore_, channel.completed_target_, kManyQueues, 0};
     bool implied = channel.completed_target_ == 0;
@@ -344,18 +291,16 @@ CoreBuilder::SyncSet CoreBuilder::dma_dependencies(DmaChannel& channel, const st
     // that transfer: the chain is implied.
     for (const Use& use : uses) {
         if (implied || use.access == Access::Read || use.view->buffer.id == UINT32_MAX) continue;
-        for (uint32_t id : tracked_ids(use.view->buffer)) {
-            const BufferState& s = states_[id];
-            for (const SyncPoint& w : s.writers)
-                implied |= !s.readers.empty() && w.semaphore == previous.semaphore && w.value == previous.value;
-        }
+        for (const BufferState* s : states_.read(use.view->buffer.id))
+            for (const SyncPoint& w : s->writers)
+                implied |= !s->readers.empty() && w.semaphore == previous.semaphore && w.value == previous.value;
     }
     if (!implied) merge(deps, previous);
     if (deps.size() <= 1) return deps;
     return {join(deps)};
 }
 
-CoreBuilder::SyncPoint CoreBuilder::join(const SyncSet& deps) {
+SyncPoint CoreBuilder::join(const SyncSet& deps) {
     Engine engine = Engine::Dve;
     uint64_t latest = 0;
     for (const SyncPoint& p : deps) {

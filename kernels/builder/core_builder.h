@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "builder/buffer_states.h"
 #include "builder/on_chip_view.h"
 #include "config/host_spec.h"
 #include "isa/container.h"
@@ -156,21 +157,6 @@ private:
         const View* view;
         Access access;
     };
-    static constexpr int32_t kManyQueues = -1;
-    struct SyncPoint {
-        uint16_t semaphore = 0;
-        uint32_t value = 0;
-        int32_t queue = kManyQueues;  // the queue that produced it, when it is a single one
-        uint64_t order = 0;           // emission order of the producing instruction
-    };
-    // Writers: at most one entry per semaphore (the largest value). Readers: besides, at most one
-    // entry per producing queue (the latest): an in-order engine's later instruction finishing means
-    // the earlier ones have read their operands - even on the tensor engine, whose results may still
-    // be in flight.
-    using SyncSet = std::vector<SyncPoint>;
-    struct BufferState {
-        SyncSet writers, readers;
-    };
     struct Queue {
         isa::Engine engine;
         uint8_t number;
@@ -178,8 +164,6 @@ private:
         std::map<uint16_t, uint32_t> passed;  // semaphore values this queue has already waited for
     };
 
-    static void merge(SyncSet& set, const SyncPoint& point);
-    static void merge_reader(SyncSet& set, const SyncPoint& point);
     // Several dependencies of a DMA queue (which cannot wait on more than one semaphore per
     // instruction, and runs no nops): a compute engine among them waits for the others, then a
     // one-element copy on it signals its progress; the DMA waits for that.
@@ -189,10 +173,10 @@ private:
     // Emits a transfer's pieces (dma_copy or dma_gather) round robin on the channel's queues.
     void transfer(DmaChannel& channel, const std::vector<isa::Instruction>& pieces, const std::vector<Use>& uses);
     void point_to_point(DmaChannel& channel, isa::Instruction inst, const View& buffer, bool writes);
-    void add_buffer(const Buffer& b);
+    Buffer allocate_sbuf(uint64_t bytes_per_partition, const std::string& what, bool tracked);
+    void add_buffer(const Buffer& b, bool tracked = true);
     uint16_t new_semaphore(const std::string& name);
     int32_t queue_index(isa::Engine engine, uint8_t number);
-    std::vector<uint32_t> tracked_ids(const Buffer& buffer) const;
     SyncSet dependencies(const std::vector<Use>& uses) const;
     void record(const std::vector<Use>& uses, const SyncPoint& point);
     void wait_then_push(int32_t queue, isa::Instruction inst, const SyncSet& deps, uint16_t signal);
@@ -205,13 +189,9 @@ private:
     isa::Container& program_;
     uint64_t sbuf_top_ = 0;
     std::vector<Buffer> buffers_;                 // by id
-    std::vector<std::vector<uint32_t>> overlaps_; // by id: earlier buffers it overlaps (aliases)
-    std::vector<BufferState> states_;             // by id
+    BufferStates states_;
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Buffer> psum_buffers_;
     std::vector<uint16_t> psum_semaphores_;
-    std::vector<bool> tracked_;                   // by id: false for regions only aliases use
-    std::vector<bool> retired_;                   // by id: given back by sbuf_rewind
-    std::vector<uint32_t> candidates_;            // tracked buffers a new one may overlap (add_buffer)
     std::map<isa::Engine, uint16_t> progress_;
     std::vector<uint32_t> signals_;               // by semaphore: signals emitted so far
     std::vector<Queue> queues_;
