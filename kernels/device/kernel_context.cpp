@@ -122,6 +122,20 @@ uint64_t DramMatrix::element_offset(uint32_t row, uint32_t column) const {
     return uint64_t(rows) * panel.begin + stored_row * panel.size + (column - panel.begin);
 }
 
+// Each row's part in a panel is one run.
+std::vector<float> lay_out(const DramMatrix& layout, const std::vector<float>& row_major) {
+    if (row_major.size() != size_t(layout.rows) * layout.columns) throw std::logic_error("lay_out: values of another shape");
+    std::vector<float> v(row_major.size());
+    for (uint32_t k = 0; k < layout.rows; ++k)
+        for (uint32_t c = 0; c < layout.columns;) {
+            const Range panel = layout.panel_of(c);
+            std::copy_n(row_major.begin() + size_t(k) * layout.columns + panel.begin, panel.size,
+                        v.begin() + layout.element_offset(k, panel.begin));
+            c = panel.end();
+        }
+    return v;
+}
+
 uint32_t WeightRing::tiles_per_slot(const DramMatrix& matrix, uint32_t columns) const {
     return matrix.interleave && columns ? std::max<uint32_t>(1, slot_columns_ / columns) : 1;
 }

@@ -84,6 +84,9 @@ struct DramMatrix {
     uint64_t element_offset(uint32_t row, uint32_t column) const;
 };
 
+// The values of an interleaved matrix given row-major ([rows, columns]) in `layout`'s order.
+std::vector<float> lay_out(const DramMatrix& layout, const std::vector<float>& row_major);
+
 // K-tiles of a weight matrix loaded side by side into one weight slot, `columns` wide each.
 struct WeightBlock {
     Buffer buffer;

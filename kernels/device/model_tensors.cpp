@@ -24,20 +24,6 @@ std::vector<float> transposed(const Tensor& w) {
     return t;
 }
 
-// An [in, out] row-major matrix in `layout`'s order (DramMatrix::element_offset): each row's part
-// in a panel is one run.
-std::vector<float> laid_out(const std::vector<float>& rows_major, const DramMatrix& layout) {
-    std::vector<float> v(rows_major.size());
-    for (uint32_t k = 0; k < layout.rows; ++k)
-        for (uint32_t c = 0; c < layout.columns;) {
-            const Range panel = layout.panel_of(c);
-            std::copy_n(rows_major.begin() + size_t(k) * layout.columns + panel.begin, panel.size,
-                        v.begin() + layout.element_offset(k, panel.begin));
-            c = panel.end();
-        }
-    return v;
-}
-
 class Writer {
 public:
     Writer(ProgramBuilder& program, const DtypePlan& dtypes, const BertWeights* weights, uint32_t tile_rows)
@@ -53,7 +39,7 @@ public:
         std::vector<uint8_t> data;
         if (with_data_) {
             std::vector<float> values = transposed(w->weight);
-            if (m.interleave) values = laid_out(values, m);
+            if (m.interleave) values = lay_out(m, values);
             data = builder::encode_values(values, dtypes_.matmul);
         }
         m.tensor = program_.add_tensor(name, TensorRole::Weight, dtypes_.matmul, {in, out}, std::move(data));
