@@ -71,56 +71,6 @@ public:
           tokens_(pass_batch * options.seq),
           tile_rows_(partition_tile_rows(program.spec())) {}
 
-    // The weight blocks this core's kernels will load, as the column panels of the weights they read:
-    // known from the ring and PSUM before the weights are written.
-    void plan_panels(WeightPanels& panels) const {
-        const uint32_t feature_major = feature_major_block_columns(*ctx_, tokens_);
-        const uint32_t token_major = token_major_block_columns(*ctx_, tokens_);
-        for (uint32_t l = role_.first_layer; l < role_.end_layer; ++l)
-            panels.layers.at(l) = LayerPanels{feature_major, feature_major, token_major, token_major, feature_major, token_major};
-        if (role_.last_stage) {
-            panels.pooler = feature_major_block_columns(*ctx_, batch_);  // one token per sequence
-            panels.classifier = panels.pooler;
-        }
-    }
-
-    // SBUF holds one pass of batch_ sequences; the core's batch runs in passes one after another,
-    // each reading its rows of the inputs from device memory and writing its rows of the outputs
-    // there, and each streaming the weights again.
-    void build(const ModelTensors& model) {
-        model_ = &model;
-        for (uint32_t row = 0; row < options_.batch; row += batch_) run_pass(role_.first_row + row);
-    }
-
-private:
-    void run_pass(uint32_t first_row) {
-        row_ = first_row;
-        const uint32_t l0 = role_.first_layer;
-        if (l0 < role_.end_layer) {
-            load_columns(model_->layers[l0].columns, columns_[l0 % 2], model_->column_count);
-            load_norm(model_->layers[l0].norm1_rows, norm1_);
-        }
-        AttentionShape shape = attention_shape();
-        build_attention_mask(*ctx_, shape, io_.attention_mask, row_, *inputs_,
-                             mask_staging_, attention_);
-        if (role_.first_stage) {
-            embed();
-        } else {
-            receive();
-        }
-        for (uint32_t l = l0; l < role_.end_layer; ++l) layer(l);
-        if (role_.last_stage) {
-            head();
-        } else {
-            send();
-        }
-    }
-
-    struct NormRows {
-        Buffer gamma, beta;
-    };
-
-public:
     // SBUF and PSUM for one pass of batch_ sequences, the weight ring last (throws std::length_error
     // when SBUF cannot hold them).
     void allocate() {
@@ -187,7 +137,55 @@ public:
         ctx_ = std::make_unique<KernelContext>(KernelContext{core_, *ring_, *psum_, dtypes_});
     }
 
+    // The weight blocks this core's kernels will load, as the column panels of the weights they read:
+    // known from the ring and PSUM before the weights are written.
+    void plan_panels(WeightPanels& panels) const {
+        const uint32_t feature_major = feature_major_block_columns(*ctx_, tokens_);
+        const uint32_t token_major = token_major_block_columns(*ctx_, tokens_);
+        for (uint32_t l = role_.first_layer; l < role_.end_layer; ++l)
+            panels.layers.at(l) = LayerPanels{feature_major, feature_major, token_major, token_major, feature_major, token_major};
+        if (role_.last_stage) {
+            panels.pooler = feature_major_block_columns(*ctx_, batch_);  // one token per sequence
+            panels.classifier = panels.pooler;
+        }
+    }
+
+    // SBUF holds one pass of batch_ sequences; the core's batch runs in passes one after another,
+    // each reading its rows of the inputs from device memory and writing its rows of the outputs
+    // there, and each streaming the weights again.
+    void build(const ModelTensors& model) {
+        model_ = &model;
+        for (uint32_t row = 0; row < options_.batch; row += batch_) run_pass(role_.first_row + row);
+    }
+
 private:
+    void run_pass(uint32_t first_row) {
+        row_ = first_row;
+        const uint32_t l0 = role_.first_layer;
+        if (l0 < role_.end_layer) {
+            load_columns(model_->layers[l0].columns, columns_[l0 % 2], model_->column_count);
+            load_norm(model_->layers[l0].norm1_rows, norm1_);
+        }
+        AttentionShape shape = attention_shape();
+        build_attention_mask(*ctx_, shape, io_.attention_mask, row_, *inputs_,
+                             mask_staging_, attention_);
+        if (role_.first_stage) {
+            embed();
+        } else {
+            receive();
+        }
+        for (uint32_t l = l0; l < role_.end_layer; ++l) layer(l);
+        if (role_.last_stage) {
+            head();
+        } else {
+            send();
+        }
+    }
+
+    struct NormRows {
+        Buffer gamma, beta;
+    };
+
     AttentionShape attention_shape() const {
         return {batch_, options_.seq, uint32_t(options_.config.num_attention_heads),
                 uint32_t(options_.config.head_size())};
