@@ -58,12 +58,11 @@ struct CoreRole {
 
 class CoreProgram {
 public:
-    CoreProgram(ProgramBuilder& program, const BertProgramOptions& options, const ModelTensors& model,
-                const IoTensors& io, const CoreRole& role, uint32_t pass_batch, std::vector<KernelPhase>* phases)
+    CoreProgram(ProgramBuilder& program, const BertProgramOptions& options, const IoTensors& io, const CoreRole& role,
+                uint32_t pass_batch, std::vector<KernelPhase>* phases)
         : phases_(phases),
           core_(program.core(role.core)),
           options_(options),
-          model_(model),
           io_(io),
           role_(role),
           dtypes_(dtypes_for(options.precision)),
@@ -72,42 +71,8 @@ public:
           tokens_(pass_batch * options.seq),
           tile_rows_(partition_tile_rows(program.spec())) {}
 
-    // SBUF holds one pass of batch_ sequences; the core's batch runs in passes one after another,
-    // each reading its rows of the inputs from device memory and writing its rows of the outputs
-    // there, and each streaming the weights again.
-    void build() {
-        allocate();
-        for (uint32_t row = 0; row < options_.batch; row += batch_) run_pass(role_.first_row + row);
-    }
-
-private:
-    void run_pass(uint32_t first_row) {
-        row_ = first_row;
-        const uint32_t l0 = role_.first_layer;
-        if (l0 < role_.end_layer) {
-            load_columns(model_.layers[l0].columns, columns_[l0 % 2], model_.column_count);
-            load_norm(model_.layers[l0].norm1_rows, norm1_);
-        }
-        AttentionShape shape = attention_shape();
-        build_attention_mask(*ctx_, shape, io_.attention_mask, row_, *inputs_,
-                             mask_staging_, attention_);
-        if (role_.first_stage) {
-            embed();
-        } else {
-            receive();
-        }
-        for (uint32_t l = l0; l < role_.end_layer; ++l) layer(l);
-        if (role_.last_stage) {
-            head();
-        } else {
-            send();
-        }
-    }
-
-    struct NormRows {
-        Buffer gamma, beta;
-    };
-
+    // SBUF and PSUM for one pass of batch_ sequences, the weight ring last (throws std::length_error
+    // when SBUF cannot hold them).
     void allocate() {
         const uint32_t inter = uint32_t(options_.config.intermediate_size);
         inputs_ = &core_.dma_channel("inputs", kInputClass);
@@ -125,7 +90,7 @@ private:
         const uint64_t ffn_bytes = tile_set_bytes(core_, inter, tokens_, dtypes_.matmul);
         // Before the first layer of a pass the region also holds the attention mask's staging and,
         // with the embedding on the device, its rows: they are used up by then.
-        const bool embeds = model_.device_embedding && role_.first_stage;
+        const bool embeds = options_.embedding == EmbeddingPlacement::Device && role_.first_stage;
         const uint64_t staging_bytes = uint64_t(tokens_) * 4;
         const uint64_t embedding_bytes = staging_bytes + (embeds ? embedding_scratch_bytes(hidden_, dtypes_) : 0);
         const Buffer region =
@@ -136,7 +101,9 @@ private:
         context_ = alias_tiles(core_, region, 2 * h_bytes, hidden_, tokens_, dtypes_.matmul);
         v_ = alias_tiles(core_, region, 3 * h_bytes, tokens_, hidden_, dtypes_.matmul);
 
-        for (Buffer& b : columns_) b = core_.sbuf(uint64_t(model_.column_count) * 4, "layer parameter columns");
+        const uint32_t column_count =
+            layer_columns(ceil_div(hidden_, tile_rows_), ceil_div(inter, tile_rows_)).count;
+        for (Buffer& b : columns_) b = core_.sbuf(uint64_t(column_count) * 4, "layer parameter columns");
         const uint64_t row_bytes = uint64_t(hidden_) * isa::size_in_bytes(dtypes_.activation);
         norm1_ = {core_.sbuf(row_bytes, "norm1 gamma"), core_.sbuf(row_bytes, "norm1 beta+")};
         norm2_ = {core_.sbuf(row_bytes, "norm2 gamma"), core_.sbuf(row_bytes, "norm2 beta+")};
@@ -170,6 +137,55 @@ private:
         ctx_ = std::make_unique<KernelContext>(KernelContext{core_, *ring_, *psum_, dtypes_});
     }
 
+    // The weight blocks this core's kernels will load, as the column panels of the weights they read:
+    // known from the ring and PSUM before the weights are written.
+    void plan_panels(WeightPanels& panels) const {
+        const uint32_t feature_major = feature_major_block_columns(*ctx_, tokens_);
+        const uint32_t token_major = token_major_block_columns(*ctx_, tokens_);
+        for (uint32_t l = role_.first_layer; l < role_.end_layer; ++l)
+            panels.layers.at(l) = LayerPanels{feature_major, feature_major, token_major, token_major, feature_major, token_major};
+        if (role_.last_stage) {
+            panels.pooler = feature_major_block_columns(*ctx_, batch_);  // one token per sequence
+            panels.classifier = panels.pooler;
+        }
+    }
+
+    // SBUF holds one pass of batch_ sequences; the core's batch runs in passes one after another,
+    // each reading its rows of the inputs from device memory and writing its rows of the outputs
+    // there, and each streaming the weights again.
+    void build(const ModelTensors& model) {
+        model_ = &model;
+        for (uint32_t row = 0; row < options_.batch; row += batch_) run_pass(role_.first_row + row);
+    }
+
+private:
+    void run_pass(uint32_t first_row) {
+        row_ = first_row;
+        const uint32_t l0 = role_.first_layer;
+        if (l0 < role_.end_layer) {
+            load_columns(model_->layers[l0].columns, columns_[l0 % 2], model_->column_count);
+            load_norm(model_->layers[l0].norm1_rows, norm1_);
+        }
+        AttentionShape shape = attention_shape();
+        build_attention_mask(*ctx_, shape, io_.attention_mask, row_, *inputs_,
+                             mask_staging_, attention_);
+        if (role_.first_stage) {
+            embed();
+        } else {
+            receive();
+        }
+        for (uint32_t l = l0; l < role_.end_layer; ++l) layer(l);
+        if (role_.last_stage) {
+            head();
+        } else {
+            send();
+        }
+    }
+
+    struct NormRows {
+        Buffer gamma, beta;
+    };
+
     AttentionShape attention_shape() const {
         return {batch_, options_.seq, uint32_t(options_.config.num_attention_heads),
                 uint32_t(options_.config.head_size())};
@@ -202,27 +218,27 @@ private:
         LayerNormParams p;
         p.eps = float(options_.config.layer_norm_eps);
         p.beta_plus_row = norm2_.beta;
-        if (model_.device_embedding) {
-            load_norm(model_.embedding_rows, norm2_);
-            load_columns(model_.embedding_columns, embedding_columns_, 2 * hidden_tiles);
-            device_embedding(*ctx_, model_.tables, io_.input_ids, io_.token_types, row_, batch_,
+        if (model_->device_embedding) {
+            load_norm(model_->embedding_rows, norm2_);
+            load_columns(model_->embedding_columns, embedding_columns_, 2 * hidden_tiles);
+            device_embedding(*ctx_, model_->tables, io_.input_ids, io_.token_types, row_, batch_,
                              options_.seq, *inputs_, *embedding_, resid_);
             p.gamma_row = norm2_.gamma;
             p.gamma_column = ColumnParams{embedding_columns_, 0};
             p.beta_column = ColumnParams{embedding_columns_, hidden_tiles};
         } else {
-            load_norm(model_.embedding_rows, norm2_, false);
+            load_norm(model_->embedding_rows, norm2_, false);
             load_host_embeddings(*ctx_, io_.embeddings, row_ * options_.seq, *inputs_, resid_);
             p.normalize = false;
         }
         layer_norm(*ctx_, resid_, feature_, layer_norm_, p);
-        if (role_.first_layer < role_.end_layer) load_norm(model_.layers[role_.first_layer].norm2_rows, norm2_);
+        if (role_.first_layer < role_.end_layer) load_norm(model_->layers[role_.first_layer].norm2_rows, norm2_);
     }
 
     void layer(uint32_t l) {
-        const LayerTensors& t = model_.layers[l];
+        const LayerTensors& t = model_->layers[l];
         const LayerColumns c = layer_columns(ceil_div(hidden_, tile_rows_), ceil_div(uint32_t(options_.config.intermediate_size), tile_rows_));
-        if (l + 1 < role_.end_layer) load_columns(model_.layers[l + 1].columns, columns_[(l + 1) % 2], model_.column_count);
+        if (l + 1 < role_.end_layer) load_columns(model_->layers[l + 1].columns, columns_[(l + 1) % 2], model_->column_count);
         if (l == role_.first_layer && !role_.first_stage) load_norm(t.norm2_rows, norm2_);
 
         phase("query", l, true, [&] {
@@ -244,7 +260,7 @@ private:
         n1.gamma_column = columns(l, c.gamma1);
         n1.beta_column = columns(l, c.beta1);
         phase("layer_norm1", l, false, [&] { layer_norm(*ctx_, resid_, feature_, layer_norm_, n1); });
-        if (l + 1 < role_.end_layer) load_norm(model_.layers[l + 1].norm1_rows, norm1_);
+        if (l + 1 < role_.end_layer) load_norm(model_->layers[l + 1].norm1_rows, norm1_);
 
         const isa::ActivationFunction act = options_.config.hidden_act == HiddenActivation::GeluTanh
                                                 ? isa::ActivationFunction::GeluTanh
@@ -260,15 +276,15 @@ private:
         n2.gamma_column = columns(l, c.gamma2);
         n2.beta_column = columns(l, c.beta2);
         phase("layer_norm2", l, false, [&] { layer_norm(*ctx_, resid_, feature_, layer_norm_, n2); });
-        if (l + 1 < role_.end_layer) load_norm(model_.layers[l + 1].norm2_rows, norm2_);
+        if (l + 1 < role_.end_layer) load_norm(model_->layers[l + 1].norm2_rows, norm2_);
     }
 
     void head() {
         const uint32_t hidden_tiles = ceil_div(hidden_, tile_rows_);
-        load_columns(model_.head_columns, head_columns_, hidden_tiles + 1);
-        feature_major_linear(*ctx_, feature_, model_.pooler, ColumnParams{head_columns_, 0}, isa::ActivationFunction::Tanh,
+        load_columns(model_->head_columns, head_columns_, hidden_tiles + 1);
+        feature_major_linear(*ctx_, feature_, model_->pooler, ColumnParams{head_columns_, 0}, isa::ActivationFunction::Tanh,
                              pooled_, Range{0, batch_}, options_.seq);
-        feature_major_linear(*ctx_, pooled_, model_.classifier, ColumnParams{head_columns_, hidden_tiles},
+        feature_major_linear(*ctx_, pooled_, model_->classifier, ColumnParams{head_columns_, hidden_tiles},
                              isa::ActivationFunction::Identity, logits_);
         const uint32_t labels = uint32_t(options_.config.num_labels);
         isa::AccessPattern out;
@@ -320,7 +336,7 @@ private:
     std::vector<KernelPhase>* phases_;
     CoreBuilder& core_;
     const BertProgramOptions& options_;
-    const ModelTensors& model_;
+    const ModelTensors* model_ = nullptr;  // set by build()
     const IoTensors& io_;
     CoreRole role_;
     DtypePlan dtypes_;
@@ -399,14 +415,11 @@ isa::Container build_in_passes(const config::NeuronCoreSpec& spec, const BertPro
     io.logits = program.add_tensor(kLogits, isa::TensorRole::Output, isa::DType::Fp32, {rows, uint64_t(config.num_labels)});
     io.encoder_output =
         program.add_tensor(kEncoderOutput, isa::TensorRole::Output, isa::DType::Fp32, {uint64_t(rows) * seq, hidden});
-    const ModelTensors model = add_model_tensors(program, config, dtypes, device_embedding, weights);
-
-    if (options.device_memory_bytes && program.device_bytes() > options.device_memory_bytes)
-        throw BuildError(options.model_name + " with batch " + std::to_string(options.batch) + " and seq " +
-                         std::to_string(seq) + " needs " + std::to_string(program.device_bytes()) +
-                         " bytes of device memory, the device region holds " + std::to_string(options.device_memory_bytes));
-
+    // Every core's SBUF first, so its kernels' weight blocks are known when the weights are written.
     const uint32_t layers = uint32_t(config.num_hidden_layers);
+    std::vector<std::unique_ptr<CoreProgram>> cores;
+    WeightPanels panels;
+    panels.layers.resize(layers);
     for (uint32_t c = 0; c < options.cores; ++c) {
         CoreRole role;
         role.core = c;
@@ -419,8 +432,24 @@ isa::Container build_in_passes(const config::NeuronCoreSpec& spec, const BertPro
             role.first_stage = c == 0;
             role.last_stage = c + 1 == options.cores;
         }
+        cores.push_back(std::make_unique<CoreProgram>(program, options, io, role, pass_batch, phases));
         try {
-            CoreProgram(program, options, model, io, role, pass_batch, phases).build();
+            cores.back()->allocate();
+        } catch (const std::length_error& e) {
+            throw PassDoesNotFit{e.what()};
+        }
+        cores.back()->plan_panels(panels);
+    }
+    const ModelTensors model = add_model_tensors(program, config, dtypes, device_embedding, weights, panels);
+
+    if (options.device_memory_bytes && program.device_bytes() > options.device_memory_bytes)
+        throw BuildError(options.model_name + " with batch " + std::to_string(options.batch) + " and seq " +
+                         std::to_string(seq) + " needs " + std::to_string(program.device_bytes()) +
+                         " bytes of device memory, the device region holds " + std::to_string(options.device_memory_bytes));
+
+    for (uint32_t c = 0; c < options.cores; ++c) {
+        try {
+            cores[c]->build(model);
             program.core(c).finish();  // shares the streams an earlier core already has
         } catch (const std::length_error& e) {
             throw PassDoesNotFit{e.what()};

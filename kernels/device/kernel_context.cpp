@@ -98,6 +98,44 @@ DramMatrix DramMatrix::window(Range row_range, Range column_range) const {
     return w;
 }
 
+Range DramMatrix::panel_of(uint32_t column) const {
+    const uint32_t width = interleave && panel_columns ? std::min(panel_columns, columns) : columns;
+    const uint32_t begin = column / width * width;
+    return {begin, std::min(width, columns - begin)};
+}
+
+std::vector<Range> DramMatrix::blocks(uint32_t widest) const {
+    std::vector<Range> out;
+    for (uint32_t c = 0; c < columns;) {
+        const Range panel = panel_of(c);
+        for (const Range& b : split(panel.size, widest)) out.push_back({panel.begin + b.begin, b.size});
+        c = panel.end();
+    }
+    return out;
+}
+
+uint64_t DramMatrix::element_offset(uint32_t row, uint32_t column) const {
+    if (!interleave) throw std::logic_error("element_offset of a row-major weight matrix");
+    const Range panel = panel_of(column);
+    const uint32_t k_tiles = rows / interleave;
+    const uint64_t stored_row = uint64_t(row % interleave) * k_tiles + row / interleave;
+    return uint64_t(rows) * panel.begin + stored_row * panel.size + (column - panel.begin);
+}
+
+// Each row's part in a panel is one run.
+std::vector<float> lay_out(const DramMatrix& layout, const std::vector<float>& row_major) {
+    if (row_major.size() != size_t(layout.rows) * layout.columns) throw std::logic_error("lay_out: values of another shape");
+    std::vector<float> v(row_major.size());
+    for (uint32_t k = 0; k < layout.rows; ++k)
+        for (uint32_t c = 0; c < layout.columns;) {
+            const Range panel = layout.panel_of(c);
+            std::copy_n(row_major.begin() + size_t(k) * layout.columns + panel.begin, panel.size,
+                        v.begin() + layout.element_offset(k, panel.begin));
+            c = panel.end();
+        }
+    return v;
+}
+
 uint32_t WeightRing::tiles_per_slot(const DramMatrix& matrix, uint32_t columns) const {
     return matrix.interleave && columns ? std::max<uint32_t>(1, slot_columns_ / columns) : 1;
 }
@@ -113,6 +151,8 @@ WeightBlock WeightRing::load_tiles(const DramMatrix& matrix, Range rows, uint32_
     const uint32_t t = matrix.interleave, k_tiles = matrix.rows / t;
     if (uint64_t(tiles) * columns > slot_columns_ || rows.size != t || rows.begin % t != 0 || rows.begin / t + tiles > k_tiles)
         throw std::logic_error("a weight block of k-tiles outside the matrix or larger than a weight slot");
+    const Range panel = matrix.panel_of(column);
+    if (column + columns > panel.end()) throw std::logic_error("a weight block across column panels");
     const uint32_t s = next_++ % uint32_t(slots_.size());
     const View dst = builder::tile(slots_[s], dtype_, 0, t, 0, tiles * columns);
     isa::AccessPattern src;
@@ -120,10 +160,10 @@ WeightBlock WeightRing::load_tiles(const DramMatrix& matrix, Range rows, uint32_
     src.dtype = matrix.dtype;
     src.tensor = matrix.tensor;
     src.partition_count = t;
-    src.partition_stride = int32_t(uint64_t(k_tiles) * matrix.columns);
-    src.offset = (uint64_t(rows.begin / t) * matrix.columns + column) * isa::size_in_bytes(matrix.dtype);
+    src.partition_stride = int32_t(uint64_t(k_tiles) * panel.size);
+    src.offset = matrix.element_offset(rows.begin, column) * isa::size_in_bytes(matrix.dtype);
     src.dim_count = 2;
-    src.dims[0] = {int32_t(matrix.columns), tiles};
+    src.dims[0] = {int32_t(panel.size), tiles};
     src.dims[1] = {1, columns};
     core_.dma(*channels_[s], CoreBuilder::split_rows(dst, builder::dram(src), uint32_t(channels_[s]->queues().size())));
     return block;

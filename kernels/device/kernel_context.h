@@ -60,7 +60,11 @@ struct ColumnParams {
 // interleaved by k-tile: with `interleave` = t (the partition tile), row k is stored as row
 // (k % t) * (rows / t) + k / t, so the rows one partition takes from successive k-tiles are adjacent
 // and a block of several k-tiles loads as one long run per partition row (DMABW: >= 2 KiB per
-// partition, 4 KiB to saturate).
+// partition, 4 KiB to saturate). An interleaved matrix is also cut into column panels of
+// `panel_columns` (0: one panel, the whole width; the last panel may be narrower), stored one after
+// another, each [rows, its width] interleaved: the weight block a kernel loads is chosen before the
+// weights are written (the kernels' *_block_columns), so each block is a whole panel and one run per
+// partition row however narrow PSUM makes it (NC-v1: 256 columns).
 // A row-major matrix may also be a window of a larger one (window(): rows and columns of it, as the
 // vocabulary-sized decoder of a masked-LM head streams its tied word embeddings a chunk at a time).
 struct DramMatrix {
@@ -69,8 +73,19 @@ struct DramMatrix {
     isa::DType dtype = isa::DType::Fp32;
     uint32_t interleave = 0;  // 0: row-major
     uint32_t first_row = 0, first_column = 0, row_length = 0;  // in the tensor; row_length 0: columns
+    uint32_t panel_columns = 0;  // interleaved only; 0: one panel
     DramMatrix window(Range row_range, Range column_range) const;
+    // The panel holding column `column`.
+    Range panel_of(uint32_t column) const;
+    // [0, columns) cut into blocks of at most `widest` columns, none across a panel: whole panels when
+    // they are no wider.
+    std::vector<Range> blocks(uint32_t widest) const;
+    // Element offset of (row, column) in the tensor, as the layout stores it (interleaved only).
+    uint64_t element_offset(uint32_t row, uint32_t column) const;
 };
+
+// The values of an interleaved matrix given row-major ([rows, columns]) in `layout`'s order.
+std::vector<float> lay_out(const DramMatrix& layout, const std::vector<float>& row_major);
 
 // K-tiles of a weight matrix loaded side by side into one weight slot, `columns` wide each.
 struct WeightBlock {

@@ -47,6 +47,67 @@ std::vector<uint32_t> ring_banks(KernelContext& ctx, uint32_t count) {
     return banks;
 }
 
+// Token chunks of a feature-major linear (one PSUM bank of fp32 or a moving tile each), and how many
+// of them go in one pass: all when one output tile's accumulators fit the PSUM ring, else as many as
+// do, and each further pass streams the weights again. More would take the ring round onto banks of
+// the same accumulation, which no semaphore can order.
+std::vector<Range> feature_major_chunks(const KernelContext& ctx, uint32_t tokens) {
+    return split(tokens, std::min(ctx.max_moving(), ctx.bank_fp32_elements()));
+}
+
+size_t feature_major_chunks_per_pass(const KernelContext& ctx, const std::vector<Range>& all_chunks) {
+    size_t per_pass = all_chunks.size();
+    auto widths_of_first = [&](size_t count) {
+        std::vector<uint32_t> w;
+        for (size_t c = 0; c < count; ++c) w.push_back(all_chunks[c].size);
+        return w;
+    };
+    while (per_pass > 1 && pack(ctx, widths_of_first(per_pass), nullptr) > ctx.psum.banks()) --per_pass;
+    return per_pass;
+}
+
+// Accumulator widths of `group` output tiles over a pass's token chunks.
+std::vector<uint32_t> feature_major_widths(const std::vector<Range>& chunks, uint32_t group) {
+    std::vector<uint32_t> w;
+    for (uint32_t i = 0; i < group; ++i)
+        for (const Range& c : chunks) w.push_back(c.size);
+    return w;
+}
+
+// Output tiles per weight block: as many as a weight slot holds and half the PSUM ring takes.
+uint32_t feature_major_group(const KernelContext& ctx, const std::vector<Range>& chunks) {
+    uint32_t group = std::max<uint32_t>(1, ctx.weights.slot_columns() / partition_tile_rows(ctx.core.spec()));
+    while (group > 1 && pack(ctx, feature_major_widths(chunks, group), nullptr) > half_ring(ctx)) --group;
+    return group;
+}
+
+// A token-major linear's column chunk (PSUM accumulator width), token tiles per group and chunks per
+// weight block.
+struct TokenMajorShape {
+    uint32_t width = 0, tiles_per_group = 0, chunks_per_block = 0;
+};
+
+uint32_t token_major_banks(const KernelContext& ctx, uint32_t width, uint32_t tiles) {
+    return pack(ctx, std::vector<uint32_t>(tiles, width), nullptr);
+}
+
+// The widest column chunk whose accumulators for every token tile fit half the PSUM ring; when even
+// one granule per tile does not, the token tiles go in groups (each streaming the weights again).
+// Column chunks per weight block: as many as a weight slot holds and half the PSUM ring takes for
+// every token tile of a group (wide blocks make long DMA rows, see WeightRing).
+TokenMajorShape token_major_shape(const KernelContext& ctx, uint32_t token_tiles) {
+    TokenMajorShape s;
+    s.width = std::min({ctx.max_moving(), ctx.bank_fp32_elements(), ctx.weights.slot_columns()});
+    while (s.width > ctx.granule_fp32_elements() && token_major_banks(ctx, s.width, token_tiles) > half_ring(ctx)) s.width /= 2;
+    s.tiles_per_group = token_tiles;
+    while (s.tiles_per_group > 1 && token_major_banks(ctx, s.width, s.tiles_per_group) > half_ring(ctx)) --s.tiles_per_group;
+    s.chunks_per_block = std::max<uint32_t>(1, ctx.weights.slot_columns() / s.width);
+    while (s.chunks_per_block > 1 &&
+           token_major_banks(ctx, s.width, s.tiles_per_group * s.chunks_per_block) > half_ring(ctx))
+        --s.chunks_per_block;
+    return s;
+}
+
 void check_contraction(const TileSet& in, const DramMatrix& weights) {
     if (in.rows != weights.rows)
         throw std::logic_error("linear: " + std::to_string(in.rows) + " input features, weights have " +
@@ -63,40 +124,21 @@ void feature_major_linear(KernelContext& ctx, const TileSet& in, const DramMatri
     const uint32_t first_token = token_columns ? token_columns->begin : 0;
     if (out.rows != weights.columns || out.columns != tokens) throw std::logic_error("feature_major_linear: output shape");
     const uint32_t tm = out.tile_rows;
-    const std::vector<Range> all_chunks = split(tokens, std::min(ctx.max_moving(), ctx.bank_fp32_elements()));
+    const std::vector<Range> all_chunks = feature_major_chunks(ctx, tokens);
     const std::vector<Range> out_tiles = split(weights.columns, tm);
     const std::vector<Range> k_tiles = split(in.rows, in.tile_rows);
-
-    // Token chunks per pass: all of them when one output tile's accumulators fit the PSUM ring, else
-    // as many as do, and each further pass streams the weights again. More would take the ring round
-    // onto banks of the same accumulation, which no semaphore can order.
-    size_t chunks_per_pass = all_chunks.size();
-    auto widths_of_first = [&](size_t count) {
-        std::vector<uint32_t> w;
-        for (size_t c = 0; c < count; ++c) w.push_back(all_chunks[c].size);
-        return w;
-    };
-    while (chunks_per_pass > 1 && pack(ctx, widths_of_first(chunks_per_pass), nullptr) > ctx.psum.banks()) --chunks_per_pass;
+    const size_t chunks_per_pass = feature_major_chunks_per_pass(ctx, all_chunks);
 
     for (size_t pass = 0; pass < all_chunks.size(); pass += chunks_per_pass) {
         const std::vector<Range> chunks(all_chunks.begin() + pass,
                                         all_chunks.begin() + std::min(all_chunks.size(), pass + chunks_per_pass));
-
-        // Output tiles per weight block: as many as a weight slot holds and half the PSUM ring takes.
-        uint32_t group = std::max<uint32_t>(1, ctx.weights.slot_columns() / tm);
-        auto widths_for = [&](uint32_t g) {
-            std::vector<uint32_t> w;
-            for (uint32_t i = 0; i < g; ++i)
-                for (const Range& c : chunks) w.push_back(c.size);
-            return w;
-        };
-        while (group > 1 && pack(ctx, widths_for(group), nullptr) > half_ring(ctx)) --group;
-
-        for (uint32_t og = 0; og < out_tiles.size(); og += group) {
-            const uint32_t count = std::min<uint32_t>(group, uint32_t(out_tiles.size()) - og);
+        // Blocks of whole output tiles, none across a column panel of the weights.
+        for (const Range& block_range : weights.blocks(feature_major_group(ctx, chunks) * tm)) {
+            if (block_range.begin % tm != 0) throw std::logic_error("feature_major_linear: a weight panel of part of an output tile");
+            const uint32_t og = block_range.begin / tm, count = ceil_div(block_range.size, tm);
             std::vector<Accumulator> acc;
-            const std::vector<uint32_t> banks = ring_banks(ctx, pack(ctx, widths_for(count), &acc));
-            const uint32_t block_columns = out_tiles[og + count - 1].end() - out_tiles[og].begin;
+            const std::vector<uint32_t> banks = ring_banks(ctx, pack(ctx, feature_major_widths(chunks, count), &acc));
+            const uint32_t block_columns = block_range.size;
             // K-tiles per block: as many as a slot holds when the matrix keeps a partition's k-tiles
             // adjacent (one long DMA run per partition row), else one.
             const uint32_t per_block = ctx.weights.tiles_per_slot(weights, block_columns);
@@ -138,6 +180,17 @@ void feature_major_linear(KernelContext& ctx, const TileSet& in, const DramMatri
     }
 }
 
+uint32_t feature_major_block_columns(const KernelContext& ctx, uint32_t tokens) {
+    const std::vector<Range> all_chunks = feature_major_chunks(ctx, tokens);
+    const std::vector<Range> first_pass(all_chunks.begin(), all_chunks.begin() + feature_major_chunks_per_pass(ctx, all_chunks));
+    return feature_major_group(ctx, first_pass) * partition_tile_rows(ctx.core.spec());
+}
+
+uint32_t token_major_block_columns(const KernelContext& ctx, uint32_t tokens) {
+    const TokenMajorShape s = token_major_shape(ctx, ceil_div(tokens, partition_tile_rows(ctx.core.spec())));
+    return s.width * s.chunks_per_block;
+}
+
 void token_major_linear(KernelContext& ctx, const TileSet& in, const DramMatrix& weights, TileSet& out,
                         TokenEpilogue epilogue) {
     check_contraction(in, weights);
@@ -159,24 +212,15 @@ void token_major_matmul(KernelContext& ctx, const std::vector<ContractionStep>& 
     for (const ContractionStep& s : steps)
         if (s.matrix.columns != columns) throw std::logic_error("token_major_matmul: output shape");
     const uint32_t token_tiles = uint32_t(out.tiles.size());
-    const uint32_t granule = ctx.granule_fp32_elements();
 
-    // Widest column chunk whose accumulators for every token tile fit half the PSUM ring; when even
-    // one granule per tile does not, the token tiles go in groups (each streaming the weights again).
-    uint32_t width = std::min({ctx.max_moving(), ctx.bank_fp32_elements(), ctx.weights.slot_columns()});
-    auto banks_for = [&](uint32_t w, uint32_t tiles) { return pack(ctx, std::vector<uint32_t>(tiles, w), nullptr); };
-    while (width > granule && banks_for(width, token_tiles) > half_ring(ctx)) width /= 2;
-    uint32_t tiles_per_group = token_tiles;
-    while (tiles_per_group > 1 && banks_for(width, tiles_per_group) > half_ring(ctx)) --tiles_per_group;
-    // Column chunks per weight block: as many as a weight slot holds and half the PSUM ring takes for
-    // every token tile of a group (wide blocks make long DMA rows, see WeightRing).
-    uint32_t chunks_per_block = std::max<uint32_t>(1, ctx.weights.slot_columns() / width);
-    while (chunks_per_block > 1 && banks_for(width, tiles_per_group * chunks_per_block) > half_ring(ctx)) --chunks_per_block;
+    const TokenMajorShape shape = token_major_shape(ctx, token_tiles);
+    const uint32_t width = shape.width, tiles_per_group = shape.tiles_per_group;
 
     uint32_t evacuation = 0;
     for (uint32_t tg = 0; tg < token_tiles; tg += tiles_per_group) {
         const uint32_t count = std::min(tiles_per_group, token_tiles - tg);
-        for (const Range& block : split(columns, width * chunks_per_block)) {
+        // Blocks none across a column panel of the weights.
+        for (const Range& block : steps.front().matrix.blocks(width * shape.chunks_per_block)) {
             const std::vector<Range> chunks = split(block.size, width);  // relative to the block
             // Accumulator of token tile j and chunk c: acc[j * chunks + c].
             std::vector<uint32_t> widths;

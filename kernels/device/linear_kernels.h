@@ -33,6 +33,13 @@ void feature_major_linear(KernelContext& ctx, const TileSet& in, const DramMatri
                           const std::optional<ColumnParams>& bias, isa::ActivationFunction func, TileSet& out,
                           std::optional<Range> token_columns = std::nullopt, uint32_t token_stride = 1);
 
+// The widest weight block (columns of W^T) each kernel loads over `tokens` tokens (the first pass's,
+// for a feature-major linear that needs several): what a weight slot holds and half the PSUM ring
+// takes. Known before the weights are written, so they can be laid out in panels this wide
+// (DramMatrix::panel_columns) and every block loads as one run per partition row.
+uint32_t feature_major_block_columns(const KernelContext& ctx, uint32_t tokens);
+uint32_t token_major_block_columns(const KernelContext& ctx, uint32_t tokens);
+
 enum class TokenEpilogue {
     Store,    // out = accumulator (converted to out's dtype)
     AddInto,  // out += accumulator (the residual connection)

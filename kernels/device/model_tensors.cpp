@@ -24,31 +24,26 @@ std::vector<float> transposed(const Tensor& w) {
     return t;
 }
 
-// Rows of an [in, out] matrix interleaved by k-tiles of `t` rows (DramMatrix::interleave).
-std::vector<float> interleaved(const std::vector<float>& rows_major, size_t in, size_t out, size_t t) {
-    const size_t k_tiles = in / t;
-    std::vector<float> v(rows_major.size());
-    for (size_t k = 0; k < in; ++k)
-        std::copy_n(rows_major.begin() + k * out, out, v.begin() + ((k % t) * k_tiles + k / t) * out);
-    return v;
-}
-
 class Writer {
 public:
     Writer(ProgramBuilder& program, const DtypePlan& dtypes, const BertWeights* weights, uint32_t tile_rows)
         : program_(program), dtypes_(dtypes), with_data_(weights != nullptr), tile_rows_(tile_rows) {}
 
-    // Interleaved by k-tile when the input features are whole k-tiles.
-    DramMatrix linear(const std::string& name, const LinearWeights* w, uint32_t in, uint32_t out) {
-        const uint32_t interleave = in % tile_rows_ == 0 ? tile_rows_ : 0;
+    // Interleaved by k-tile, in column panels `panel` wide, when the input features are whole k-tiles.
+    DramMatrix linear(const std::string& name, const LinearWeights* w, uint32_t in, uint32_t out, uint32_t panel) {
+        DramMatrix m{0, in, out, dtypes_.matmul};
+        if (in % tile_rows_ == 0) {
+            m.interleave = tile_rows_;
+            m.panel_columns = panel < out ? panel : 0;
+        }
         std::vector<uint8_t> data;
         if (with_data_) {
             std::vector<float> values = transposed(w->weight);
-            if (interleave) values = interleaved(values, in, out, interleave);
+            if (m.interleave) values = lay_out(m, values);
             data = builder::encode_values(values, dtypes_.matmul);
         }
-        const uint32_t t = program_.add_tensor(name, TensorRole::Weight, dtypes_.matmul, {in, out}, std::move(data));
-        return {t, in, out, dtypes_.matmul, interleave};
+        m.tensor = program_.add_tensor(name, TensorRole::Weight, dtypes_.matmul, {in, out}, std::move(data));
+        return m;
     }
 
     // Embedding tables: gathered and added, never multiplied, so kept in the activation dtype.
@@ -116,7 +111,7 @@ LayerColumns layer_columns(uint32_t h, uint32_t i) {
 }
 
 ModelTensors add_model_tensors(ProgramBuilder& program, const BertConfig& config, const DtypePlan& dtypes,
-                               bool device_embedding, const BertWeights* weights) {
+                               bool device_embedding, const BertWeights* weights, const WeightPanels& panels) {
     const uint32_t tile_rows = partition_tile_rows(program.spec());
     const uint32_t hidden = uint32_t(config.hidden_size), inter = uint32_t(config.intermediate_size);
     const uint32_t layers = uint32_t(config.num_hidden_layers), labels = uint32_t(config.num_labels);
@@ -147,12 +142,14 @@ ModelTensors add_model_tensors(ProgramBuilder& program, const BertConfig& config
         const BertLayerWeights* lw = data ? &weights->layers[l] : none;
         const std::string p = "layer" + std::to_string(l) + ".";
         LayerTensors t;
-        t.query = w.linear(p + "query", lw ? &lw->query : nullptr, hidden, hidden);
-        t.key = w.linear(p + "key", lw ? &lw->key : nullptr, hidden, hidden);
-        t.value = w.linear(p + "value", lw ? &lw->value : nullptr, hidden, hidden);
-        t.attention_output = w.linear(p + "attention_output", lw ? &lw->attention_output : nullptr, hidden, hidden);
-        t.intermediate = w.linear(p + "intermediate", lw ? &lw->intermediate : nullptr, hidden, inter);
-        t.output = w.linear(p + "output", lw ? &lw->output : nullptr, inter, hidden);
+        const LayerPanels lp = l < panels.layers.size() ? panels.layers[l] : LayerPanels{};
+        t.query = w.linear(p + "query", lw ? &lw->query : nullptr, hidden, hidden, lp.query);
+        t.key = w.linear(p + "key", lw ? &lw->key : nullptr, hidden, hidden, lp.key);
+        t.value = w.linear(p + "value", lw ? &lw->value : nullptr, hidden, hidden, lp.value);
+        t.attention_output =
+            w.linear(p + "attention_output", lw ? &lw->attention_output : nullptr, hidden, hidden, lp.attention_output);
+        t.intermediate = w.linear(p + "intermediate", lw ? &lw->intermediate : nullptr, hidden, inter, lp.intermediate);
+        t.output = w.linear(p + "output", lw ? &lw->output : nullptr, inter, hidden, lp.output);
         auto v = [&](const Tensor& x) { return lw ? &x : nullptr; };
         const BertLayerWeights& r = lw ? *lw : BertLayerWeights{};
         t.columns = w.columns(p + "columns",
@@ -166,8 +163,8 @@ ModelTensors add_model_tensors(ProgramBuilder& program, const BertConfig& config
         t.norm2_rows = w.norm_rows(p + "norm2", lw ? &lw->output_layer_norm : nullptr, next_bias, hidden);
         m.layers.push_back(t);
     }
-    m.pooler = w.linear("pooler", data ? &weights->pooler : nullptr, hidden, hidden);
-    m.classifier = w.linear("classifier", data ? &weights->classifier : nullptr, hidden, labels);
+    m.pooler = w.linear("pooler", data ? &weights->pooler : nullptr, hidden, hidden, panels.pooler);
+    m.classifier = w.linear("classifier", data ? &weights->classifier : nullptr, hidden, labels, panels.classifier);
     m.head_columns = w.columns("head.columns", {data ? &weights->pooler.bias : nullptr, data ? &weights->classifier.bias : nullptr},
                                {hidden, labels});
     return m;

@@ -41,8 +41,19 @@ struct ModelTensors {
     uint32_t column_count = 0;  // LayerColumns::count
 };
 
+// Column panels of each linear's weights (DramMatrix::panel_columns): the blocks the kernels that
+// read them load (linear_kernels.h *_block_columns), chosen before the weights are written. 0: one
+// panel, the whole width.
+struct LayerPanels {
+    uint32_t query = 0, key = 0, value = 0, attention_output = 0, intermediate = 0, output = 0;
+};
+struct WeightPanels {
+    std::vector<LayerPanels> layers;  // one per layer, or empty: one panel each
+    uint32_t pooler = 0, classifier = 0;
+};
+
 // Adds every weight tensor (with contents when `weights` is given) to the program.
 ModelTensors add_model_tensors(builder::ProgramBuilder& program, const BertConfig& config, const DtypePlan& dtypes,
-                               bool device_embedding, const BertWeights* weights);
+                               bool device_embedding, const BertWeights* weights, const WeightPanels& panels = {});
 
 }  // namespace nsim::kernels::device

@@ -107,6 +107,9 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"v1_data_parallel_4_cores", "inf1.xlarge", Precision::Fp32, EmbeddingPlacement::Host, Parallelism::Data, 4, 1, 16, kFp32},
         Case{"v2_pipeline_2_cores", "trn1.2xlarge", Precision::Fp32, EmbeddingPlacement::Device, Parallelism::Pipeline, 2, 2, 16, kFp32},
         Case{"v1_pipeline_2_cores_mixed", "inf1.xlarge", Precision::Mixed, EmbeddingPlacement::Host, Parallelism::Pipeline, 2, 2, 16, kFp16},
+        // 512 tokens on NeuronCore-v1: PSUM bounds the FFN's first weight blocks at 256 of its 512
+        // columns, so its weights are written in two column panels (DramMatrix::panel_columns).
+        Case{"v1_mixed_weight_panels", "inf1.xlarge", Precision::Mixed, EmbeddingPlacement::Host, Parallelism::Data, 1, 8, 64, kFp16},
         // Batches in passes (one or two sequences at a time), each reading and writing its own rows.
         Case{"v2_fp32_device_passes", "trn1.2xlarge", Precision::Fp32, EmbeddingPlacement::Device, Parallelism::Data, 2, 4, 16, kFp32, 2},
         Case{"v2_pipeline_passes", "trn1.2xlarge", Precision::Fp32, EmbeddingPlacement::Host, Parallelism::Pipeline, 2, 3, 16, kFp32, 1}),

@@ -144,6 +144,37 @@ TEST_P(DeviceKernel, TokenMajorLinearOverWeightBlocksWiderThanOneMatmul) {
     expect_close(h.run()->read("out"), reference::linear(x, w), mm(), "x W^T, wide blocks");
 }
 
+// Weights laid out in column panels as the BERT program writes them (DramMatrix::panel_columns):
+// 2 k-tiles, panels narrower than the kernels' blocks and a ragged last one, each block one panel.
+TEST_P(DeviceKernel, TokenMajorLinearFromWeightPanels) {
+    KernelHarness h(GetParam().instance, precision(), 4);
+    const uint32_t in = 2 * device::partition_tile_rows(h.core().spec()), out = 1200, panel = 384;
+    const Tensor x = rounded(random({kTokens, in}, "x"), mm());
+    LinearWeights w = rounded_linear(random_linear(out, in, "panels"));
+    w.bias = Tensor({out});
+    TileSet x_t = h.load("x^T", transposed(x), mm());
+    TileSet y = device::allocate_tiles(h.core(), kTokens, out, mm(), "y");
+    const device::DramMatrix weights = h.weights_in_panels("w", w.weight, panel);
+    ASSERT_EQ(weights.blocks(device::token_major_block_columns(h.ctx(), kTokens)).size(), 4u) << "one block per panel";
+    device::token_major_linear(h.ctx(), x_t, weights, y, device::TokenEpilogue::Store);
+    h.store("out", y);
+    expect_close(h.run()->read("out"), reference::linear(x, w), mm(), "x W^T, weight panels");
+}
+
+TEST_P(DeviceKernel, FeatureMajorLinearFromWeightPanels) {
+    KernelHarness h(GetParam().instance, precision(), 4);
+    const uint32_t tile = device::partition_tile_rows(h.core().spec());
+    const uint32_t in = 2 * tile, out = 5 * tile, panel = 2 * tile;
+    const Tensor x = rounded(random({kTokens, in}, "x"), mm());
+    const LinearWeights w = rounded_linear(random_linear(out, in, "panels"));
+    TileSet x_t = h.load("x^T", transposed(x), mm());
+    TileSet y = device::allocate_tiles(h.core(), out, kTokens, mm(), "y^T");
+    const device::DramMatrix weights = h.weights_in_panels("w", w.weight, panel);
+    device::feature_major_linear(h.ctx(), x_t, weights, h.columns("b", w.bias), isa::ActivationFunction::Identity, y);
+    h.store("out", y);
+    expect_close(h.run()->read("out"), transposed(reference::linear(x, w)), mm(), "(x W^T + b)^T, weight panels");
+}
+
 TEST_P(DeviceKernel, OutputProjectionResidualAndLayerNorm) {
     KernelHarness h(GetParam().instance, precision());
     const Tensor context = rounded(random({kTokens, kHidden}, "context"), mm());

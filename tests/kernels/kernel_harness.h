@@ -61,10 +61,20 @@ public:
 
     // Linear weights W [out, in] as the kernels take them: W^T in the matmul dtype.
     DramMatrix weights(const std::string& name, const Tensor& w) {
-        Tensor t({w.shape[1], w.shape[0]});
-        for (size_t o = 0; o < w.shape[0]; ++o)
-            for (size_t i = 0; i < w.shape[1]; ++i) t.values[i * w.shape[0] + o] = w.values[o * w.shape[1] + i];
+        const Tensor t = transposed_weights(w);
         return {dram(name, t, dtypes_.matmul), uint32_t(t.shape[0]), uint32_t(t.shape[1]), dtypes_.matmul};
+    }
+
+    // The same as the BERT program stores them: W^T interleaved by k-tile, in column panels `panel`
+    // wide (DramMatrix::panel_columns). `in` must be whole partition tiles.
+    DramMatrix weights_in_panels(const std::string& name, const Tensor& w, uint32_t panel) {
+        Tensor t = transposed_weights(w);
+        DramMatrix m{0, uint32_t(t.shape[0]), uint32_t(t.shape[1]), dtypes_.matmul};
+        m.interleave = device::partition_tile_rows(spec_);
+        m.panel_columns = panel;
+        t.values = device::lay_out(m, t.values);
+        m.tensor = dram(name, t, dtypes_.matmul);
+        return m;
     }
 
     // Per-partition fp32 columns of one vector, loaded.
@@ -108,6 +118,13 @@ public:
     }
 
 private:
+    static Tensor transposed_weights(const Tensor& w) {
+        Tensor t({w.shape[1], w.shape[0]});
+        for (size_t o = 0; o < w.shape[0]; ++o)
+            for (size_t i = 0; i < w.shape[1]; ++i) t.values[i * w.shape[0] + o] = w.values[o * w.shape[1] + i];
+        return t;
+    }
+
     std::string instance_;
     config::NeuronCoreSpec spec_;
     builder::ProgramBuilder program_;

@@ -75,9 +75,9 @@ isa::Container trn1_bert_base_b1() {
     return device::build_bert_program(host.chip.core, o, nullptr);
 }
 
-// f(tensor, src, dst) for every DMA from a [768, N] weight matrix into SBUF.
+// f(tensor, src, dst) for every DMA from a [rows, N] weight matrix into SBUF.
 template <class F>
-void for_each_hidden_weight_load(const isa::Container& program, F&& f) {
+void for_each_weight_load(const isa::Container& program, uint64_t rows, F&& f) {
     for (const isa::InstructionStream& stream : program.streams)
         for (const isa::Instruction& inst : stream.instructions) {
             if (inst.opcode != isa::Opcode::DmaCopy) continue;
@@ -85,7 +85,7 @@ void for_each_hidden_weight_load(const isa::Container& program, F&& f) {
             const isa::AccessPattern& dst = inst.ap(isa::fields::DmaCopy::dst);
             if (src.space != isa::MemorySpace::Dram || dst.space != isa::MemorySpace::Sbuf) continue;
             const isa::TensorInfo& tensor = program.tensors.at(src.tensor);
-            if (tensor.role != isa::TensorRole::Weight || tensor.shape.size() != 2 || tensor.shape[0] != 768) continue;
+            if (tensor.role != isa::TensorRole::Weight || tensor.shape.size() != 2 || tensor.shape[0] != rows) continue;
             f(tensor, src, dst);
         }
 }
@@ -93,7 +93,7 @@ void for_each_hidden_weight_load(const isa::Container& program, F&& f) {
 TEST(WeightStream, FfnWeightBlocksLoadFourKibPerPartitionRow) {
     const isa::Container program = trn1_bert_base_b1();
     std::map<std::string, uint64_t> widest;  // weight tensor -> most bytes one DMA moves per partition row
-    for_each_hidden_weight_load(program, [&](const isa::TensorInfo& tensor, const isa::AccessPattern&, const isa::AccessPattern& dst) {
+    for_each_weight_load(program, 768, [&](const isa::TensorInfo& tensor, const isa::AccessPattern&, const isa::AccessPattern& dst) {
         uint64_t& w = widest[tensor.name];
         w = std::max<uint64_t>(w, dst.free_elements() * isa::size_in_bytes(dst.dtype));
     });
@@ -108,7 +108,7 @@ TEST(WeightStream, FfnWeightBlocksLoadFourKibPerPartitionRow) {
 TEST(WeightStream, HiddenWideBlocksLoadTwoKTilesAsOneRunPerPartitionRow) {
     const isa::Container program = trn1_bert_base_b1();
     size_t loads = 0;
-    for_each_hidden_weight_load(program, [&](const isa::TensorInfo& tensor, const isa::AccessPattern& src, const isa::AccessPattern& dst) {
+    for_each_weight_load(program, 768, [&](const isa::TensorInfo& tensor, const isa::AccessPattern& src, const isa::AccessPattern& dst) {
         if (tensor.name != "layer0.query" && tensor.name != "layer0.value") return;
         ++loads;
         EXPECT_EQ(sim::core::contiguous_runs(src), src.partition_count) << tensor.name;
@@ -116,6 +116,33 @@ TEST(WeightStream, HiddenWideBlocksLoadTwoKTilesAsOneRunPerPartitionRow) {
         EXPECT_EQ(dst.free_elements(), src.free_elements());
     });
     EXPECT_EQ(loads, 2u * 3 * 16) << "query and value: 3 blocks of 2 k-tiles each, each split over 16 queues";
+}
+
+// NeuronCore-v1's 4 PSUM banks bound a weight block at 256 columns (2 of the ring's 4 banks, 4 token
+// tiles of the seed's batch 4 x seq 128), which a slot holds 2 k-tiles of. The weights are laid out
+// in panels that wide (DramMatrix::panel_columns), so each block is one 1 KiB run per partition row:
+// one descriptor each, not one per k-tile (512 B each) as in a layout with whole rows of the matrix.
+TEST(WeightStream, NcV1BlocksLoadOneRunPerPartitionRow) {
+    const config::HostSpec host = test::shipped_configs().host("inf1.2xlarge");
+    device::BertProgramOptions o;  // one core of the inf1 seed
+    o.config = *bert_preset_config("bert-large");
+    o.model_name = "bert-large";
+    o.batch = 4;
+    o.seq = 128;
+    o.precision = device::Precision::Mixed;
+    const isa::Container program = device::build_bert_program(host.chip.core, o, nullptr);
+    std::map<std::string, size_t> loads;
+    for_each_weight_load(program, 1024, [&](const isa::TensorInfo& tensor, const isa::AccessPattern& src, const isa::AccessPattern& dst) {
+        if (tensor.name.rfind("layer0.", 0) != 0) return;
+        ++loads[tensor.name];
+        EXPECT_EQ(sim::core::contiguous_runs(src), src.partition_count) << tensor.name;
+        EXPECT_EQ(src.free_elements() * isa::size_in_bytes(src.dtype), 1024u) << tensor.name;
+        EXPECT_EQ(dst.free_elements(), src.free_elements());
+    });
+    // 1024 x 1024: 4 panels x 4 blocks of 2 k-tiles, each split over the 3 DMA engines' queues.
+    EXPECT_EQ(loads["layer0.query"], 4u * 4 * 3);
+    EXPECT_EQ(loads["layer0.value"], 4u * 4 * 3);
+    EXPECT_EQ(loads["layer0.intermediate"], 16u * 4 * 3);
 }
 
 // fp32, the widest activations, on NeuronCore-v2 and -v3: what fits there fits in every dtype. On
