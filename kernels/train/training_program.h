@@ -28,6 +28,10 @@ struct TrainingProgramOptions {
     device::Precision precision = device::Precision::Bf16;  // fp32 or bf16
     std::optional<uint32_t> stochastic_rounding_seed;      // SR on every fp32 -> bf16 write
     TrainingOptions step;
+    // Dropout with the model config's hidden_dropout_prob and attention_probs_dropout_prob (over
+    // step's probabilities), the generator seeded with step.dropout_seed; false: step's as they are
+    // (neuron-build bert-train --disable-dropout, the script's --disable_dropout).
+    bool dropout = true;
     bool timing_only = false;  // no tensor contents (weights from shape_only_bert_weights)
 };
 
