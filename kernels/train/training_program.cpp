@@ -9,6 +9,7 @@
 
 #include "builder/program_builder.h"
 #include "train/activation_spill.h"
+#include "train/dropout.h"
 
 namespace nsim::kernels::train {
 namespace {
@@ -57,7 +58,9 @@ TrainingStateBytes training_state_bytes(const isa::Container& program) {
     TrainingStateBytes b;
     for (const isa::TensorInfo& t : program.tensors) {
         const bool trained = t.role == isa::TensorRole::State || t.role == isa::TensorRole::Scratch;
-        if (t.location != isa::TensorLocation::Device || !trained || is_spilled_activation(t.name)) continue;
+        if (t.location != isa::TensorLocation::Device || !trained || is_spilled_activation(t.name) ||
+            t.name == kDropoutGeneratorTensor)
+            continue;
         if (ends_with(t.name, gradient_tensor(""))) b.gradients += t.size_bytes();
         else if (ends_with(t.name, m_tensor("")) || ends_with(t.name, v_tensor(""))) b.optimizer_states += t.size_bytes();
         else b.weights += t.size_bytes();

@@ -58,7 +58,7 @@ struct TrainingStateBytes {
 };
 TrainingStateBytes training_state_bytes(const BertConfig& config, const TrainingProgramOptions& options);
 // The same, from the device tensors a built program has (its Scratch tensors by name; spilled
-// activations are not state).
+// activations and the dropout generator's state are not the model's).
 TrainingStateBytes training_state_bytes(const isa::Container& program);
 
 // std::invalid_argument (one line naming what does not fit) when that state exceeds `core_bytes`,
