@@ -237,6 +237,21 @@ TEST(TrainCli, TimingOnlyProgramHasNoWeightsAndTimesTheSame) {
                                  "built --timing-only");
 }
 
+// Dropout is on by default with the config's probabilities (HF's 0.1 when it names none), seeded
+// with --seed; --disable-dropout (the script's --disable_dropout) turns it off. The program says which.
+TEST(TrainCli, DropoutIsOnByDefaultAndDisableDropoutTurnsItOff) {
+    ScratchDir dir;
+    for (const bool disabled : {false, true}) {
+        const fs::path out = dir / (disabled ? "off.bin" : "on.bin");
+        const auto r = run_command(build_train("--model " + write_config(dir.path()).string() + " --seq 32 --timing-only --seed 5" +
+                                               (disabled ? " --disable-dropout" : "") + " -o " + out.string()));
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_NE(r.out.find(disabled ? ", no dropout," : ", dropout hidden 0.1 attention 0.1 seed 5,"), std::string::npos)
+            << r.out;
+        EXPECT_EQ(isa::read_container(isa::read_file(out)).metadata_value("dropout"), disabled ? "off" : "hidden 0.1 attention 0.1 seed 5");
+    }
+}
+
 TEST(TrainCli, UserErrorsAreOneLine) {
     ScratchDir dir;
     const fs::path program = build_program(dir.path(), "--micro-batch 2");
