@@ -287,6 +287,18 @@ private:
                     report(i, "rounding mode " + std::to_string(inst.u32(fields::SetRounding::mode)) +
                                   " is neither 0 (nearest even) nor 1 (stochastic)");
                 break;
+            case Opcode::SetRngSeed: {
+                const AccessPattern& state = inst.ap(fields::SetRngSeed::state);
+                if (state.dtype != DType::Int32 || uint64_t(state.partition_count) * state.free_elements() != 2)
+                    report(i, "operand 'state' must be two int32 elements (seed, execution)");
+                break;
+            }
+            case Opcode::Dropout: {
+                same(i, inst, fields::Dropout::dst, fields::Dropout::src);
+                const float p = inst.f32(fields::Dropout::probability);
+                if (!(p >= 0.0f && p <= 1.0f)) report(i, "dropout probability " + std::to_string(p) + " is outside [0, 1]");
+                break;
+            }
             default: break;
         }
     }

@@ -85,6 +85,9 @@ void validate_bert_config(const BertConfig& config, const std::string& source) {
     if (!(std::isfinite(config.initializer_range) && config.initializer_range >= 0))
         fail_config_key(source, "initializer_range",
              fmt::format("must be a non-negative number, got {}", config.initializer_range));
+    for (const auto& [key, p] : {std::pair{"hidden_dropout_prob", config.hidden_dropout_prob},
+                                 std::pair{"attention_probs_dropout_prob", config.attention_probs_dropout_prob}})
+        if (!(p >= 0 && p < 1)) fail_config_key(source, key, fmt::format("must be in [0, 1), got {}", p));
     if (!config.label_names.empty() && static_cast<int64_t>(config.label_names.size()) != config.num_labels)
         fail_config_key(source, "id2label",
              fmt::format("has {} labels but num_labels is {}", config.label_names.size(), config.num_labels));

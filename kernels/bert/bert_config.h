@@ -35,6 +35,11 @@ struct BertConfig {
     double layer_norm_eps = 1e-12;
     double initializer_range = 0.02;
     int64_t num_labels = 2;
+    // Dropout during training (HF's defaults; inference ignores them): on the hidden states (the
+    // embeddings' output, each attention and FFN output dense's output) and on the attention
+    // probabilities.
+    double hidden_dropout_prob = 0.1;
+    double attention_probs_dropout_prob = 0.1;
     // id2label in id order; empty when the config names no labels.
     std::vector<std::string> label_names;
 

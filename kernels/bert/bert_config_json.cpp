@@ -1,4 +1,4 @@
-// config.json <-> BertConfig. Keys BERT does not use (dropout, architectures, ...) are ignored, as
+// config.json <-> BertConfig. Keys BERT does not use (architectures, classifier_dropout, ...) are ignored, as
 // transformers ignores them; keys that would change the model's function must hold values we implement.
 #include <sstream>
 
@@ -96,6 +96,8 @@ BertConfig parse_bert_config(const json& object, const std::string& source) {
     read_int(object, source, "type_vocab_size", config.type_vocab_size);
     read_number(object, source, "layer_norm_eps", config.layer_norm_eps);
     read_number(object, source, "initializer_range", config.initializer_range);
+    read_number(object, source, "hidden_dropout_prob", config.hidden_dropout_prob);
+    read_number(object, source, "attention_probs_dropout_prob", config.attention_probs_dropout_prob);
     if (const std::string* act = read_string(object, source, "hidden_act")) {
         auto parsed = hidden_act_from_name(*act);
         if (!parsed)
@@ -132,6 +134,8 @@ json bert_config_to_json(const BertConfig& config) {
         {"type_vocab_size", config.type_vocab_size},
         {"layer_norm_eps", config.layer_norm_eps},
         {"initializer_range", config.initializer_range},
+        {"hidden_dropout_prob", config.hidden_dropout_prob},
+        {"attention_probs_dropout_prob", config.attention_probs_dropout_prob},
         {"num_labels", config.num_labels},
         {"position_embedding_type", "absolute"},
     };

@@ -489,6 +489,20 @@ void CoreBuilder::memset(Engine engine, const View& dst, float value) {
     compute(engine, inst, {{&dst, Access::Write}});
 }
 
+void CoreBuilder::set_rng_seed(const View& state) {
+    Instruction inst = make(Opcode::SetRngSeed);
+    inst.set(isa::fields::SetRngSeed::state, state.ap);
+    compute(Engine::Dve, inst, {{&state, Access::Read}});
+}
+
+void CoreBuilder::dropout(const View& dst, const View& src, float probability, uint32_t key, uint32_t first_row) {
+    namespace F = isa::fields::Dropout;
+    Instruction inst = make(Opcode::Dropout);
+    inst.set(F::dst, dst.ap).set(F::src, src.ap).set_f32(F::probability, probability);
+    inst.set_u32(F::key, key).set_u32(F::first_row, first_row);
+    compute(Engine::Dve, inst, {{&dst, Access::Write}, {&src, Access::Read}});
+}
+
 void CoreBuilder::set_stochastic_rounding(uint32_t seed) {
     if (!queues_.empty()) throw std::logic_error("set_stochastic_rounding after the core's first instruction");
     Instruction inst = make(Opcode::SetRounding);

@@ -128,6 +128,12 @@ public:
     void bn_aggr(const View& dst, const View& src);
     void tensor_copy(isa::Engine engine, const View& dst, const View& src);
     void memset(isa::Engine engine, const View& dst, float value);
+    // Dropout on the vector engine (opcodes.def): set_rng_seed makes its generator draw from `state`
+    // (two int32: seed, execution); dropout's dst = src * keep / (1 - probability), each element's
+    // keep drawn from (key, first_row + its row, its free index), so the same call on a gradient
+    // applies the same mask.
+    void set_rng_seed(const View& state);
+    void dropout(const View& dst, const View& src, float probability, uint32_t key, uint32_t first_row);
 
     // ---- rounding -----------------------------------------------------------------------------
     // Stochastic rounding of every fp32 -> bf16/fp16/fp8 write of this core with `seed` (training.md

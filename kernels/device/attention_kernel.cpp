@@ -55,7 +55,8 @@ void build_attention_mask(KernelContext& ctx, const AttentionShape& shape, uint3
 }
 
 void self_attention(KernelContext& ctx, const AttentionShape& shape, const TileSet& q_t, const TileSet& k_t,
-                    const TileSet& v, const ColumnParams& value_bias, TileSet& context_t, AttentionScratch& scratch) {
+                    const TileSet& v, const ColumnParams& value_bias, TileSet& context_t, AttentionScratch& scratch,
+                    const AttentionDropout& dropout) {
     CoreBuilder& core = ctx.core;
     const uint32_t seq = shape.seq, hs = shape.head_size, tile_rows = v.tile_rows;
     if (seq > ctx.max_moving() || seq > ctx.bank_fp32_elements())
@@ -110,8 +111,10 @@ void self_attention(KernelContext& ctx, const AttentionShape& shape, const TileS
         core.tensor_scalar(isa::Engine::Dve, neg_max, max, isa::AluOp::Multiply, -scale);
         core.activation(scores, scores, isa::ActivationFunction::Exp, scale, &neg_max, isa::ReduceOp::Add, &sum);
         core.activation(inv_sum, sum, isa::ActivationFunction::Reciprocal);
-        core.tensor_partition_scalar(side, builder::tile(scratch.probs[it.slot], mm, 0, q, 0, seq), scores,
-                                     isa::AluOp::Multiply, inv_sum);
+        const View probs = builder::tile(scratch.probs[it.slot], mm, 0, q, 0, seq);
+        core.tensor_partition_scalar(side, probs, scores, isa::AluOp::Multiply, inv_sum);
+        if (dropout.probability > 0)
+            core.dropout(probs, probs, dropout.probability, dropout.first_key + it.head, dropout.first_row + it.first_token);
     };
 
     // Stage 2: P^T per key block through PSUM into SBUF.

@@ -8,7 +8,8 @@
 //   softmax  DVE  row max, -scale * max; ACT exp(scale * x - scale * max) with its row sum in the same
 //                 instruction, then 1 / sum; GpSimd (DVE on NC-v1) p = e / sum in the matmul dtype
 //   P^T      PE   transposes of the probabilities per block of keys (a 128-key block of one token tile)
-//                 -> PSUM, ACT copies them to SBUF in the matmul dtype
+//                 -> PSUM, ACT copies them to SBUF in the matmul dtype (training: DVE dropout on
+//                 P first, AttentionDropout)
 //   context  PE   matmul: V_h block stationary (keys x head_size), P^T moving (keys x queries),
 //                 accumulated over the key blocks -> PSUM [head_size, queries] on the head's partitions
 //   evacuate ACT  + bv per partition (the value bias: each probability row sums to 1, so P (V + bv)
@@ -41,8 +42,17 @@ void build_attention_mask(KernelContext& ctx, const AttentionShape& shape, uint3
                           uint32_t first_row, builder::DmaChannel& channel, const Buffer& staging,
                           AttentionScratch& scratch);
 
+// Dropout on the probabilities (training; train/dropout.h): head h's with key first_key + h, the
+// query rows numbered from first_row + the query's token, the keys by their place in the sequence.
+// With dropout the rows of P no longer sum to 1: value_bias must be zero (V with its bias in).
+struct AttentionDropout {
+    float probability = 0;  // 0: none
+    uint32_t first_key = 0, first_row = 0;
+};
+
 void self_attention(KernelContext& ctx, const AttentionShape& shape, const TileSet& q_t, const TileSet& k_t,
-                    const TileSet& v, const ColumnParams& value_bias, TileSet& context_t, AttentionScratch& scratch);
+                    const TileSet& v, const ColumnParams& value_bias, TileSet& context_t, AttentionScratch& scratch,
+                    const AttentionDropout& dropout = {});
 
 // 1 / sqrt(head_size): the scores' scale.
 float attention_scale(uint32_t head_size);

@@ -10,7 +10,8 @@
 namespace nsim::kernels::reference {
 
 AttentionGradients attention_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask_bias,
-                                      const Tensor& dcontext, size_t batch, size_t seq, size_t heads) {
+                                      const Tensor& dcontext, size_t batch, size_t seq, size_t heads,
+                                      const Tensor* dropout) {
     const size_t hidden = q.cols();
     if (heads == 0 || hidden % heads != 0 || q.rows() != batch * seq || k.shape != q.shape || v.shape != q.shape ||
         dcontext.shape != q.shape)
@@ -26,6 +27,7 @@ AttentionGradients attention_backward(const Tensor& q, const Tensor& k, const Te
     for (size_t b = 0; b < batch; ++b)
         for (size_t h = 0; h < heads; ++h) {
             const float* probs = p.values.data() + (b * heads + h) * seq * seq;
+            const float* kept = dropout ? dropout->values.data() + (b * heads + h) * seq * seq : nullptr;
             std::vector<double> dq(seq * hs, 0.0), dk(seq * hs, 0.0), dv(seq * hs, 0.0);
             for (size_t i = 0; i < seq; ++i) {
                 const size_t ti = b * seq + i;
@@ -33,14 +35,15 @@ AttentionGradients attention_backward(const Tensor& q, const Tensor& k, const Te
                 for (size_t j = 0; j < seq; ++j) {
                     double sum = 0;
                     for (size_t d = 0; d < hs; ++d) sum += double(dcontext.at(ti, h * hs + d)) * v.at(b * seq + j, h * hs + d);
-                    dp[j] = sum;
-                    dot += sum * probs[i * seq + j];
+                    dp[j] = kept ? sum * kept[i * seq + j] : sum;
+                    dot += dp[j] * probs[i * seq + j];
                 }
                 for (size_t j = 0; j < seq; ++j) ds[j] = probs[i * seq + j] * (dp[j] - dot);
                 for (size_t j = 0; j < seq; ++j) {
                     const size_t tj = b * seq + j;
                     for (size_t d = 0; d < hs; ++d) {
-                        dv[j * hs + d] += double(probs[i * seq + j]) * dcontext.at(ti, h * hs + d);
+                        const double dropped = kept ? double(probs[i * seq + j] * kept[i * seq + j]) : probs[i * seq + j];
+                        dv[j * hs + d] += dropped * dcontext.at(ti, h * hs + d);
                         dq[i * hs + d] += scale * ds[j] * k.at(tj, h * hs + d);
                         dk[j * hs + d] += scale * ds[j] * q.at(ti, h * hs + d);
                     }

@@ -16,7 +16,11 @@ struct AttentionGradients {
 };
 
 // q, k, v, dcontext [batch * seq, hidden]; mask_bias [batch, seq] (attention_mask_bias).
+// With dropout on the probabilities (dropout: multipliers M [batch, heads, seq, seq], dropout_mask.h;
+// the forward's context = (P M) V): dV = (P M)^T dC and dP = M (dC V^T), whose per-row share of
+// V's bias no longer cancels - v must then include the bias.
 AttentionGradients attention_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask_bias,
-                                      const Tensor& dcontext, size_t batch, size_t seq, size_t heads);
+                                      const Tensor& dcontext, size_t batch, size_t seq, size_t heads,
+                                      const Tensor* dropout = nullptr);
 
 }  // namespace nsim::kernels::reference

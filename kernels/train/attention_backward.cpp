@@ -91,11 +91,17 @@ void attention_backward(KernelContext& ctx, const device::AttentionShape& shape,
                 core.activation(scores, scores, isa::ActivationFunction::Exp, scale, &neg_max, isa::ReduceOp::Add, &sum);
                 core.activation(stat(3), sum, isa::ActivationFunction::Reciprocal);
                 core.tensor_partition_scalar(dve, probs, scores, isa::AluOp::Multiply, stat(3));
-                core.tensor_copy(side, probs_mm, probs);
+                const float drop = in.dropout.probability;
+                const uint32_t key = in.dropout.first_key + h, first_row = in.dropout.first_row + first;
+                if (drop > 0) core.dropout(probs_mm, probs, drop, key, first_row);  // D(P), for dV
+                else core.tensor_copy(side, probs_mm, probs);
 
-                // dS = scale P (dP - rowsum(dP P)).
-                const View dp = device::psum_tile(core, ctx.psum.next_bank(), q, 0, seq, pq);
-                core.matmul(dp, in.dc_t->view(tile, p0, hs, first, q), in.v_t->view(tile, p0, hs, first_token, seq), false);
+                // dS = scale P (dP - rowsum(dP P)), dP = D applied to dC V^T (into the scores' buffer).
+                const View dp_psum = device::psum_tile(core, ctx.psum.next_bank(), q, 0, seq, pq);
+                core.matmul(dp_psum, in.dc_t->view(tile, p0, hs, first, q), in.v_t->view(tile, p0, hs, first_token, seq),
+                            false);
+                const View dp = drop > 0 ? scores : dp_psum;
+                if (drop > 0) core.dropout(dp, dp_psum, drop, key, first_row);
                 softmax_backward_rows(ctx, probs, dp, ds_mm, row(s.product, f32), stat(4), scale);
 
                 // dV^T and dK^T of the head: this block's queries' share, summed in fp32.

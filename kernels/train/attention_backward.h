@@ -12,6 +12,10 @@
 //   dQ_h^T   PE K_h^T dS^T, dS^T per key block by PE transposes, accumulated over the key blocks
 // Gradients come out feature-major (head h on its partitions of its feature tile), as the forward
 // keeps Q^T and K^T. The work items run one after the other (no software pipelining yet).
+// With dropout (the forward's context = D(P) V, D = the mask / (1 - p)): dV uses D(P), made by the
+// same dropout instruction the forward issued on P, and the softmax backward gets D applied to dP
+// (dD(P) = dC V^T). A row of D(P) does not sum to 1, so dP's per-row share of V's bias no longer
+// cancels: v_t must then be V with its bias (the training forward's is).
 #pragma once
 
 #include "device/attention_kernel.h"
@@ -28,6 +32,7 @@ struct AttentionBackwardInputs {
     const TileSet* dc = nullptr;    // dL/dcontext, token-major
     const TileSet* dc_t = nullptr;  // dL/dcontext, feature-major
     builder::Buffer mask;           // fp32 [partitions, tokens], as device::build_attention_mask makes it
+    device::AttentionDropout dropout;  // the forward's; with it, v_t must include V's bias
 };
 
 struct AttentionBackwardOutputs {

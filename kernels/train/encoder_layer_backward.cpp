@@ -73,8 +73,17 @@ void encoder_layer_backward(KernelContext& ctx, const device::AttentionShape& sh
     // Feed-forward block: LN2, output dense, GELU, intermediate dense, and the residual.
     TileSet d_output_sum = tiles(ctx, tokens, hidden, mm, "d output sum");
     norm_backward(ctx, *s.output_sum, dy, p.output_gamma_row, p.layer_norm_eps, d_output_sum, sink, first + kOutputNormGamma);
+    const LayerDropout& drop = p.dropout;
+    // The gradient of a dense whose output the forward dropped: dy with the same mask (dy itself when none).
+    TileSet d_dense = drop.hidden > 0 ? tiles(ctx, tokens, hidden, mm, "d dropped dense") : TileSet{};
+    auto dropped = [&](const TileSet& dy_sum, uint32_t key) -> const TileSet& {
+        if (drop.hidden == 0) return dy_sum;
+        dropout_tokens(ctx, dy_sum, d_dense, drop.hidden, key, drop.first_token);
+        return d_dense;
+    };
     TileSet d_intermediate = tiles(ctx, tokens, inter, mm, "d intermediate");
-    linear(ctx, *s.intermediate, d_output_sum, p.output, d_intermediate, sink, first + kOutputWeight);
+    linear(ctx, *s.intermediate, dropped(d_output_sum, drop.ffn_output_key), p.output, d_intermediate, sink,
+           first + kOutputWeight);
     {
         const ScratchScope scratch(ctx);
         gelu_backward(ctx, *s.intermediate_in, d_intermediate, d_intermediate);  // in place: d intermediate in
@@ -88,14 +97,15 @@ void encoder_layer_backward(KernelContext& ctx, const device::AttentionShape& sh
     norm_backward(ctx, *s.attention_sum, d_attended, p.attention_gamma_row, p.layer_norm_eps, dx, sink,
                   first + kAttentionNormGamma);
     TileSet d_context = tiles(ctx, tokens, hidden, mm, "d context");
-    linear(ctx, *s.context, dx, p.attention_output, d_context, sink, first + kAttentionOutputWeight);
+    linear(ctx, *s.context, dropped(dx, drop.attention_output_key), p.attention_output, d_context, sink,
+           first + kAttentionOutputWeight);
     TileSet d_context_t = tiles(ctx, hidden, tokens, mm, "d context^T");
     transpose_tiles(ctx, d_context, d_context_t);
     TileSet dq_t = tiles(ctx, hidden, tokens, mm, "dq^T"), dk_t = tiles(ctx, hidden, tokens, mm, "dk^T");
     TileSet dv_t = tiles(ctx, hidden, tokens, mm, "dv^T");
     {
         const ScratchScope scratch(ctx);
-        attention_backward(ctx, shape, {s.q, s.k, s.q_t, s.k_t, s.v_t, &d_context, &d_context_t, p.mask},
+        attention_backward(ctx, shape, {s.q, s.k, s.q_t, s.k_t, s.v_t, &d_context, &d_context_t, p.mask, drop.attention},
                            {&dq_t, &dk_t, &dv_t});
     }
     const std::pair<const TileSet*, uint32_t> projections[] = {

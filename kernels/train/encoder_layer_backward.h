@@ -4,10 +4,13 @@
 //   -> attention (dQ, dK, dV) -> Q, K, V dense -> (+ residual) = dx
 // The forward's activations it reads are on chip (saved by the forward, or given by a test); the
 // attention gradients come out feature-major and are transposed for the Q/K/V weight gradients.
+// With dropout, each dense whose output the forward dropped gets the gradient with the same mask
+// applied (the residual's share keeps it whole), and attention_backward drops as the forward did.
 // Every dtype is the program's matmul dtype except the parameter gradients (fp32, what AdamW reads).
 #pragma once
 
 #include "device/attention_kernel.h"
+#include "train/dropout.h"
 #include "train/gradient_sink.h"
 
 namespace nsim::kernels::train {
@@ -26,6 +29,7 @@ struct EncoderLayerParameters {
     builder::Buffer attention_gamma_row, output_gamma_row;  // fp32 [partitions, hidden], broadcast
     float layer_norm_eps = 1e-12f;
     builder::Buffer mask;  // fp32 [partitions, tokens], as device::build_attention_mask makes it
+    LayerDropout dropout;  // the forward's (its masks applied again to the gradients); off by default
 };
 
 struct LinearGradientTiles {

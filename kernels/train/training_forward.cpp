@@ -34,10 +34,14 @@ public:
         TileSet x, x_t;
         carry(0, x, x_t);
         normalized(f.embedding_sum, model_.embedding_norm, "embedding output", x, x_t);
+        if (in_.dropout.hidden > 0) {
+            dropout_tokens(ctx_, x, x, in_.dropout.hidden, in_.dropout.embedding_key(), in_.dropout.first_token);
+            transpose_tiles(ctx_, x, x_t);
+        }
         for (uint32_t l = 0; l < model_.layers.size(); ++l) {
             if (in_.spill) ctx_.core.sbuf_rewind(layer_mark_);
             const TrainedLayer layer = with_on_chip_rows(ctx_, channel_, model_.layers[l]);
-            LayerActivationTiles a = encoder_layer(layer, std::move(x), std::move(x_t));
+            LayerActivationTiles a = encoder_layer(layer, in_.dropout.layer(l), std::move(x), std::move(x_t));
             carry(l + 1, x, x_t);
             normalized(a.output_sum, layer.output_norm, "layer output", x, x_t);
             if (in_.spill) in_.spill->store(ctx_, l, a);
@@ -76,10 +80,24 @@ private:
             ctx_.core.tensor_tensor(isa::Engine::Dve, a.view(k, 0, a.columns), a.view(k, 0, a.columns),
                                     builder::tile(row, isa::DType::Fp32, 0, a.rows_of(k), 0, a.columns), isa::AluOp::Add);
     }
-    // y = x W^T + b into the pre-norm sum `sum` (which holds the residual).
-    void residual_linear(const TileSet& in_t, const TrainedLinear& w, TileSet& sum) {
-        device::token_major_linear(ctx_, in_t, w.forward, sum, device::TokenEpilogue::AddInto);
-        add_bias_row(sum, *w.bias_row);
+    // y = x W^T + b into the pre-norm sum `sum` (which holds the residual); with dropout, y is
+    // made in a tile of its own (its SBUF given back after), dropped, and added.
+    void residual_linear(const TileSet& in_t, const TrainedLinear& w, TileSet& sum, float dropout, uint32_t key,
+                         uint32_t first_token) {
+        if (dropout == 0) {
+            device::token_major_linear(ctx_, in_t, w.forward, sum, device::TokenEpilogue::AddInto);
+            add_bias_row(sum, *w.bias_row);
+            return;
+        }
+        const uint64_t mark = ctx_.core.sbuf_mark();
+        TileSet y = tiles(sum.rows, sum.columns, sum.dtype, "dense output");
+        device::token_major_linear(ctx_, in_t, w.forward, y, device::TokenEpilogue::Store);
+        add_bias_row(y, *w.bias_row);
+        dropout_tokens(ctx_, y, y, dropout, key, first_token);
+        for (uint32_t k = 0; k < sum.tiles.size(); ++k)
+            ctx_.core.tensor_tensor(isa::Engine::Dve, sum.view(k, 0, sum.columns), sum.view(k, 0, sum.columns),
+                                    y.view(k, 0, y.columns), isa::AluOp::Add);
+        ctx_.core.sbuf_rewind(mark);
     }
     // LN(sum) token-major in `x` and feature-major in `x_t`; `sum` is kept.
     // x and x_t: given buffers, or (empty) new ones.
@@ -101,7 +119,7 @@ private:
         return out;
     }
 
-    LayerActivationTiles encoder_layer(const TrainedLayer& w, TileSet x, TileSet x_t) {
+    LayerActivationTiles encoder_layer(const TrainedLayer& w, const LayerDropout& dropout, TileSet x, TileSet x_t) {
         const isa::DType mm = ctx_.dtypes.matmul;
         LayerActivationTiles a;
         a.x = std::move(x);
@@ -113,11 +131,13 @@ private:
         a.k = transposed(a.k_t, mm, "k");
         const TileSet v = transposed(a.v_t, mm, "v");
         TileSet context_t = tiles(hidden_, tokens_, mm, "context^T");
-        device::self_attention(ctx_, in_.shape, a.q_t, a.k_t, v, zero_value_bias_, context_t, attention_);
+        device::self_attention(ctx_, in_.shape, a.q_t, a.k_t, v, zero_value_bias_, context_t, attention_,
+                               dropout.attention);
         a.context = transposed(context_t, mm, "context");
         a.attention_sum = tiles(tokens_, hidden_, ctx_.dtypes.activation, "attention sum");
         copy(a.x, a.attention_sum);
-        residual_linear(context_t, w.attention_output, a.attention_sum);
+        residual_linear(context_t, w.attention_output, a.attention_sum, dropout.hidden, dropout.attention_output_key,
+                        dropout.first_token);
         TileSet attended_t;
         normalized(a.attention_sum, w.attention_norm, "attended", a.attended, attended_t);
         const GeluProjection inter = gelu_projection(attended_t, w.intermediate, "intermediate");
@@ -125,7 +145,7 @@ private:
         a.intermediate = inter.out;
         a.output_sum = tiles(tokens_, hidden_, ctx_.dtypes.activation, "output sum");
         copy(a.attended, a.output_sum);
-        residual_linear(inter.out_t, w.output, a.output_sum);
+        residual_linear(inter.out_t, w.output, a.output_sum, dropout.hidden, dropout.ffn_output_key, dropout.first_token);
         return a;
     }
 

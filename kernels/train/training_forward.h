@@ -8,6 +8,11 @@
 //   the context transposed to token-major; the pre-norm sums (x + dense + bias) kept, layernorm run
 //     on a copy of them (layer_norm writes in place); the FFN's pre-GELU activations feature-major
 //     with GELU applied by the scalar engine into a second tensor, both transposed to token-major.
+// With dropout (ForwardInputs::dropout, train/dropout.h): the embeddings' output is dropped
+// token-major and transposed again for x^T; each residual dense's output is made in a tile of its
+// own, dropped, then added to the residual; the attention probabilities are dropped in
+// self_attention. What is kept is what the backward reads: the dropped layer input, the undropped
+// pre-norm sums (they include the dropped dense outputs).
 // Every kept tensor is its own on-chip buffer. Kept on chip (a small model: 2 layers x 128 hidden x
 // 32 tokens is tens of KiB per partition), or, with an ActivationSpill, stored to device memory as
 // soon as its layer is done, the layer's SBUF then going to the next one (its input and output stay
@@ -18,6 +23,7 @@
 #include "device/attention_kernel.h"
 #include "device/layer_norm_kernel.h"
 #include "device/linear_kernels.h"
+#include "train/dropout.h"
 #include "train/encoder_layer_backward.h"
 #include "train/training_parameters.h"
 
@@ -58,6 +64,7 @@ struct ForwardInputs {
     ActivationSpill* spill = nullptr;         // where the layers' activations go; null: kept on chip
     device::AttentionShape shape;
     float layer_norm_eps = 1e-12f;
+    TrainingDropout dropout;  // off by default
 };
 
 // `attention` holds the mask (device::build_attention_mask) and the softmax's scratch.

@@ -9,6 +9,7 @@
 
 #include "builder/program_builder.h"
 #include "train/activation_spill.h"
+#include "train/dropout.h"
 
 namespace nsim::kernels::train {
 namespace {
@@ -57,7 +58,9 @@ TrainingStateBytes training_state_bytes(const isa::Container& program) {
     TrainingStateBytes b;
     for (const isa::TensorInfo& t : program.tensors) {
         const bool trained = t.role == isa::TensorRole::State || t.role == isa::TensorRole::Scratch;
-        if (t.location != isa::TensorLocation::Device || !trained || is_spilled_activation(t.name)) continue;
+        if (t.location != isa::TensorLocation::Device || !trained || is_spilled_activation(t.name) ||
+            t.name == kDropoutGeneratorTensor)
+            continue;
         if (ends_with(t.name, gradient_tensor(""))) b.gradients += t.size_bytes();
         else if (ends_with(t.name, m_tensor("")) || ends_with(t.name, v_tensor(""))) b.optimizer_states += t.size_bytes();
         else b.weights += t.size_bytes();
@@ -126,11 +129,16 @@ isa::Container build_training_program(const config::NeuronCoreSpec& spec, const 
     // As the options say when they fit; else (unless they fix the pass) with the activations in
     // device memory and the micro-batch in the largest passes that fit, as build_bert_program cuts an
     // inference batch SBUF cannot hold.
-    std::vector<TrainingOptions> attempts = {o.step};
+    TrainingOptions given = o.step;
+    if (o.dropout) {
+        given.hidden_dropout = float(c.hidden_dropout_prob);
+        given.attention_dropout = float(c.attention_probs_dropout_prob);
+    }
+    std::vector<TrainingOptions> attempts = {given};
     if (o.step.pass_batch == 0)
         for (uint32_t pass = o.step.micro_batch; pass >= 1; --pass) {
             if (o.step.micro_batch % pass != 0) continue;
-            TrainingOptions spilled = o.step;
+            TrainingOptions spilled = given;
             spilled.spill_activations = true;
             spilled.pass_batch = pass;
             if (!(o.step.spill_activations && pass == o.step.micro_batch)) attempts.push_back(spilled);
@@ -178,6 +186,10 @@ isa::Container build_step_program(const config::NeuronCoreSpec& spec, const Trai
     program.set_metadata("activations", step.spill_activations ? "device memory" : "on chip");
     program.set_metadata("cores", "1");
     program.set_metadata("max_grad_norm", fmt::format("{}", o.step.max_grad_norm));
+    program.set_metadata("dropout", step.hidden_dropout > 0 || step.attention_dropout > 0
+                                        ? fmt::format("hidden {} attention {} seed {}", step.hidden_dropout,
+                                                      step.attention_dropout, step.dropout_seed)
+                                        : std::string("off"));
     program.set_metadata("optimizer", o.step.optimizer_states == isa::DType::Fp32 ? "adamw (fp32 states)"
                                                                                    : "adamw (all " + std::string(isa::name_of(o.step.optimizer_states)) + ")");
     program.set_metadata("adam_beta1", fmt::format("{}", o.step.constants.beta1));

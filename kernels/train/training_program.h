@@ -28,6 +28,10 @@ struct TrainingProgramOptions {
     device::Precision precision = device::Precision::Bf16;  // fp32 or bf16
     std::optional<uint32_t> stochastic_rounding_seed;      // SR on every fp32 -> bf16 write
     TrainingOptions step;
+    // Dropout with the model config's hidden_dropout_prob and attention_probs_dropout_prob (over
+    // step's probabilities), the generator seeded with step.dropout_seed; false: step's as they are
+    // (neuron-build bert-train --disable-dropout, the script's --disable_dropout).
+    bool dropout = true;
     bool timing_only = false;  // no tensor contents (weights from shape_only_bert_weights)
 };
 
@@ -54,7 +58,7 @@ struct TrainingStateBytes {
 };
 TrainingStateBytes training_state_bytes(const BertConfig& config, const TrainingProgramOptions& options);
 // The same, from the device tensors a built program has (its Scratch tensors by name; spilled
-// activations are not state).
+// activations and the dropout generator's state are not the model's).
 TrainingStateBytes training_state_bytes(const isa::Container& program);
 
 // std::invalid_argument (one line naming what does not fit) when that state exceeds `core_bytes`,

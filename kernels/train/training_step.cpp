@@ -7,6 +7,7 @@
 #include "train/activation_spill.h"
 #include "train/classifier_head_backward.h"
 #include "train/cross_entropy.h"
+#include "train/dropout.h"
 #include "train/dram_tiles.h"
 #include "train/embedding_backward.h"
 #include "train/gradient_sums.h"
@@ -60,6 +61,7 @@ struct Shared {
     std::unique_ptr<ActivationSpill> spill;  // null: activations kept on chip
     uint32_t table_chunk_rows = 0;
     PhaseMarks* phases = nullptr;
+    float hidden_dropout = 0, attention_dropout = 0;
 };
 
 // One micro-step: its micro-batch in passes of shape.batch sequences, each a forward, loss and
@@ -102,6 +104,7 @@ private:
         in.shape = s_.shape;
         in.layer_norm_eps = s_.layer_norm_eps;
         in.spill = s_.spill.get();
+        in.dropout = {s_.hidden_dropout, s_.attention_dropout, k, first * seq};
         device::build_attention_mask(ctx_, s_.shape, mask_, first, channel_, s_.staging, s_.attention);
         // The ids again as fp32 columns (the DMA converts), for the one-hot scatter-adds; the labels.
         const TileSet ids = column(input_ids_, isa::DType::Int32, first * seq, count, "input ids/fp32");
@@ -203,11 +206,12 @@ private:
             const EncoderLayerParameters params{w.query.backward, w.key.backward, w.value.backward,
                                                 w.attention_output.backward, w.intermediate.backward, w.output.backward,
                                                 w.attention_norm.gamma_row_fp32, w.output_norm.gamma_row_fp32,
-                                                s_.layer_norm_eps, s_.attention.mask};
+                                                s_.layer_norm_eps, s_.attention.mask, in.dropout.layer(l)};
             encoder_layer_backward(ctx_, s_.shape, a.saved(), params, dy[(l + 1) % 2], sums,
                                    kFirstLayerParameter + kLayerParameters * l, dy[l % 2]);
         }
         ctx_.core.sbuf_rewind(mark);
+        dropout_tokens(ctx_, dy[0], dy[0], in.dropout.hidden, in.dropout.embedding_key(), in.dropout.first_token);
         TileSet d_sum = tiles(count, hidden, mm, "d embedding sum");
         TileSet dgamma = sums.begin(kEmbeddingNormGamma, 0, 0, 1, hidden);
         TileSet dbeta = sums.begin(kEmbeddingNormGamma + 1, 0, 0, 1, hidden);
@@ -314,6 +318,10 @@ TrainingProgram training_step(KernelContext& ctx, builder::ProgramBuilder& progr
     s.channels = std::make_unique<TensorChannels>(std::move(channels));
     if (options.spill_activations) s.spill = std::make_unique<ActivationSpill>(program, *s.channels);
     s.layer_norm_eps = float(c.layer_norm_eps);
+    s.hidden_dropout = options.hidden_dropout;
+    s.attention_dropout = options.attention_dropout;
+    if (options.hidden_dropout > 0 || options.attention_dropout > 0)
+        seed_dropout_generator(ctx, program, channel, options.dropout_seed);
     auto constant_column = [&](const std::string& name, const std::vector<float>& values) {
         const uint32_t n = uint32_t(values.size());
         const uint32_t tensor = program.add_tensor(name, isa::TensorRole::Weight, kFp32, {n, 1},

@@ -17,7 +17,7 @@
 //              over the ones the next execution reads.
 // The parameters and AdamW's states are Scratch tensors named as Hugging Face names the parameter
 // (m and v: "/adam_m", "/adam_v" after it): the runtime loads them once, each execution updates them,
-// and they can be read back (a checkpoint) at any time. Not built: dropout, all-reduce.
+// and they can be read back (a checkpoint) at any time. Not built: all-reduce.
 // The program marks where each phase ends (CoreBuilder::mark, label = the mark's number), so that a
 // run's step time splits into its phases (TrainingProgram::phase_marks): the inputs and on-chip
 // parameter rows a step loads count as forward, each table chunk's scatter-add as backward and its
@@ -53,6 +53,10 @@ struct TrainingOptions {
     // go through at once (masked_lm_head.h).
     uint32_t max_predictions = 0;
     uint32_t vocabulary_chunk = 1024;
+    // Dropout (train/dropout.h: HF BertModel's places) with these probabilities; 0: none. The
+    // generator starts from dropout_seed and advances every execution.
+    float hidden_dropout = 0, attention_dropout = 0;
+    uint32_t dropout_seed = 0;
 };
 
 // The tensors the host writes before each execution: per micro-step k, int32 [micro_batch, seq]

@@ -160,6 +160,39 @@ TEST_F(CostModelV2, ControlInstructionsCostTheSequencerCycles) {
     EXPECT_EQ(cost("act set_rounding mode=1, seed=7", Engine::Act).cycles, core.control_instruction_cycles);
 }
 
+// hardware.md 3.2, dropout: max(MIN_II, N) Vector Engine cycles, N the elements per partition;
+// set_rng_seed's cost is not stated: a control instruction.
+TEST_F(CostModelV2, DropoutIsMaxOfTheMinimumIntervalAndItsElementsPerPartition) {
+    const auto& dve = engine(core, "vector");
+    ASSERT_EQ(dve.min_instruction_cycles, 64u);  // hardware.md: MIN_II "roughly 64 engine cycles"
+    for (const uint64_t n : {8u, 64u, 1000u, 4096u}) {
+        const std::string f = "[[1," + std::to_string(n) + "]]";
+        const InstructionCost c = cost("dve dropout dst=bf16 sbuf[0:128] +0 " + f + ", src=fp32 sbuf[0:128] +16384 " + f +
+                                           ", probability=0.1, key=3, first_row=0",
+                                       Engine::Dve);
+        EXPECT_EQ(c.cycles, dve.instruction_overhead_cycles + std::max<uint64_t>(64, n)) << n;
+    }
+    EXPECT_EQ(cost("dve set_rng_seed state=int32 sbuf[0:1] +0 [[1,2]]", Engine::Dve).cycles, core.control_instruction_cycles);
+}
+
+// The same in a timing run: the vector engine is busy for the sum of its dropouts' cycles.
+TEST(DropoutCostV2, TheVectorEngineIsBusyForEachDropoutsCycles) {
+    const config::NeuronCoreSpec& core = core_of("trainium1");
+    std::string text = ".target v2\n.cores 1\n.core 0\ndve set_rng_seed state=int32 sbuf[0:1] +60000 [[1,2]]\n";
+    double cycles = core.control_instruction_cycles;
+    for (const uint64_t n : {16u, 512u, 3000u}) {
+        const std::string f = "[[1," + std::to_string(n) + "]]";
+        text += "dve dropout dst=fp32 sbuf[0:128] +0 " + f + ", src=fp32 sbuf[0:128] +20000 " + f +
+                ", probability=0.1, key=1, first_row=0\n";
+        cycles += std::max<double>(64, double(n));
+    }
+    sim::core::ExecutionOptions timing;
+    timing.functional = false;
+    test::EngineRun run("trn1.2xlarge", test::assemble_program(text), timing);
+    const auto stats = run.run();
+    EXPECT_NEAR(run.queue(stats, "core0.dve").busy_s * 1e12, test::cycles_ps(core, "vector", cycles), 4);
+}
+
 // A DMA queue has no sequencer clock: its control instructions (set_rounding at the head of every
 // queue of a stochastically rounding program) cost nothing, where they used to be a logic error.
 TEST_F(CostModelV2, ControlInstructionsOnADmaQueueCostNothing) {

@@ -219,6 +219,27 @@ TEST(Validator, ElementwiseShapesMustAgree) {
                                  "partition, 'dst' has 128"});
 }
 
+// A dropout probability outside [0, 1] and a generator state that is not two int32 are refused.
+TEST(Validator, DropoutProbabilityAndGeneratorState) {
+    Container c = small_program();
+    Instruction drop;
+    drop.opcode = Opcode::Dropout;
+    drop.set(fields::Dropout::dst, sbuf(DType::Fp32, 64, 0, 64));
+    drop.set(fields::Dropout::src, sbuf(DType::Fp32, 64, 0, 64));
+    drop.set_f32(fields::Dropout::probability, 1.5f);
+    Instruction seed;
+    seed.opcode = Opcode::SetRngSeed;
+    seed.set(fields::SetRngSeed::state, sbuf(DType::Fp32, 1, 0, 2));
+    InstructionStream dve;
+    dve.engine = Engine::Dve;
+    dve.instructions = {seed, drop};
+    c.streams.push_back(dve);
+    c.canonicalize();
+    EXPECT_EQ(problems(c), (Lines{"section 4 (core 0 queue dve), instruction 0: operand 'state' must be two int32 "
+                                  "elements (seed, execution)",
+                                  "section 4 (core 0 queue dve), instruction 1: dropout probability 1.500000 is outside [0, 1]"}));
+}
+
 TEST(Validator, CollectiveBeyondTheProgramsCores) {
     Container c = small_program();
     Instruction ar;

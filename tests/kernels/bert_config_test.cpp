@@ -38,10 +38,13 @@ TEST(BertConfig, ReadsTheSharedBertTinyConfig) {
     EXPECT_EQ(c.hidden_act, HiddenActivation::GeluErf);
     EXPECT_EQ(c.num_labels, 2);
     EXPECT_THAT(c.label_names, ::testing::ElementsAre("negative", "positive"));
+    EXPECT_EQ(c.hidden_dropout_prob, 0.1);  // the file has none: transformers' default, what training reads
+    EXPECT_EQ(c.attention_probs_dropout_prob, 0.1);
 }
 
 TEST(BertConfig, MissingKeysTakeTransformersDefaultsAndJsonRoundTrips) {
-    const BertConfig c = parse_bert_config(nlohmann::json::parse(R"({"hidden_act": "gelu_new", "num_labels": 3})"), "c");
+    const BertConfig c = parse_bert_config(
+        nlohmann::json::parse(R"({"hidden_act": "gelu_new", "num_labels": 3, "attention_probs_dropout_prob": 0.25})"), "c");
     EXPECT_EQ(c.hidden_size, 768);
     EXPECT_EQ(c.hidden_act, HiddenActivation::GeluTanh);
     EXPECT_EQ(c.num_labels, 3);
@@ -49,6 +52,8 @@ TEST(BertConfig, MissingKeysTakeTransformersDefaultsAndJsonRoundTrips) {
     EXPECT_EQ(back.hidden_act, HiddenActivation::GeluTanh);
     EXPECT_EQ(back.num_labels, 3);
     EXPECT_EQ(back.intermediate_size, c.intermediate_size);
+    EXPECT_EQ(back.hidden_dropout_prob, 0.1);
+    EXPECT_EQ(back.attention_probs_dropout_prob, 0.25);
 }
 
 struct BadConfig {
@@ -86,6 +91,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"act", R"({"hidden_act": "swish"})",
                   "key 'hidden_act': \"swish\" is not one of gelu, gelu_new, gelu_pytorch_tanh, relu"},
         BadConfig{"eps", R"({"layer_norm_eps": 0})", "key 'layer_norm_eps': must be a positive number, got 0"},
+        BadConfig{"dropout", R"({"hidden_dropout_prob": 1})", "key 'hidden_dropout_prob': must be in [0, 1), got 1"},
+        BadConfig{"attention_dropout", R"({"attention_probs_dropout_prob": -0.1})",
+                  "key 'attention_probs_dropout_prob': must be in [0, 1), got -0.1"},
         BadConfig{"model_type", R"({"model_type": "roberta"})",
                   "key 'model_type': \"roberta\" is not supported (only \"bert\")"},
         BadConfig{"position", R"({"position_embedding_type": "relative_key"})",

@@ -62,12 +62,13 @@ std::string train(const fs::path& program, const std::string& args) {
 }
 
 // Eight MRPC pairs (four of each class) as one micro-batch, sixteen steps in bf16 with stochastic
-// rounding, clipping at 1 and a warmup of two steps: the model learns them (measured: the loss goes
+// rounding, clipping at 1 and a warmup of two steps, without dropout (--disable-dropout: the first
+// two steps' losses are then equal): the model learns them (measured: the loss goes
 // from 0.70 to 0.08); the report carries throughput and MFU. The checkpoint --save writes is a model
 // neuron-build bert loads, and run --pairs classifies the pairs with it as the training saw them.
 TEST(TrainCli, FineTuningOnMrpcPairsLowersTheLoss) {
     ScratchDir dir;
-    const fs::path program = build_program(dir.path(), "--micro-batch 8 --dtype bf16 --stochastic-rounding");
+    const fs::path program = build_program(dir.path(), "--micro-batch 8 --dtype bf16 --stochastic-rounding --disable-dropout");
     const fs::path pairs = write_mrpc_pairs(dir.path(), 8), checkpoint = dir / "fine-tuned";
     const auto r = run_command(train(program, "--steps 16 --functional --lr 1e-3 --warmup-steps 2 --json --data " +
                                                   pairs.string() + " --save " + checkpoint.string()));
@@ -234,6 +235,21 @@ TEST(TrainCli, TimingOnlyProgramHasNoWeightsAndTimesTheSame) {
     expect_neuron_sim_user_error(run_command(train(timing, "--steps 1 --functional --data " +
                                                            write_mrpc_pairs(timing_dir, 4).string())),
                                  "built --timing-only");
+}
+
+// Dropout is on by default with the config's probabilities (HF's 0.1 when it names none), seeded
+// with --seed; --disable-dropout (the script's --disable_dropout) turns it off. The program says which.
+TEST(TrainCli, DropoutIsOnByDefaultAndDisableDropoutTurnsItOff) {
+    ScratchDir dir;
+    for (const bool disabled : {false, true}) {
+        const fs::path out = dir / (disabled ? "off.bin" : "on.bin");
+        const auto r = run_command(build_train("--model " + write_config(dir.path()).string() + " --seq 32 --timing-only --seed 5" +
+                                               (disabled ? " --disable-dropout" : "") + " -o " + out.string()));
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_NE(r.out.find(disabled ? ", no dropout," : ", dropout hidden 0.1 attention 0.1 seed 5,"), std::string::npos)
+            << r.out;
+        EXPECT_EQ(isa::read_container(isa::read_file(out)).metadata_value("dropout"), disabled ? "off" : "hidden 0.1 attention 0.1 seed 5");
+    }
 }
 
 TEST(TrainCli, UserErrorsAreOneLine) {

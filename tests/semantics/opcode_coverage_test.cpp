@@ -39,6 +39,8 @@ const std::map<Opcode, std::string> kFunctionalTest = {
     {Opcode::Send, "collective_ops_test.cpp"},
     {Opcode::Recv, "collective_ops_test.cpp"},
     {Opcode::SetRounding, "rounding_ops_test.cpp"},
+    {Opcode::SetRngSeed, "dropout_ops_test.cpp"},
+    {Opcode::Dropout, "dropout_ops_test.cpp"},
 };
 
 const std::set<Opcode> kSynchronisation = {Opcode::Nop, Opcode::SemSet, Opcode::Barrier, Opcode::Mark};

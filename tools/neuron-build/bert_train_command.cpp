@@ -36,6 +36,8 @@ BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& o) {
     p.task = o.task;
     p.precision = o.dtype == "fp32" ? kernels::device::Precision::Fp32 : kernels::device::Precision::Bf16;
     if (o.stochastic_rounding) p.stochastic_rounding_seed = o.rounding_seed;
+    p.dropout = !o.disable_dropout;
+    p.step.dropout_seed = uint32_t(o.seed);
     p.step.micro_batch = o.micro_batch;
     if (o.sequences_per_pass) {
         if (o.micro_batch % o.sequences_per_pass != 0)
@@ -77,7 +79,9 @@ BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& o) {
             (pretrain ? fmt::format(" ({} masked-LM predictions per sequence)", p.step.max_predictions) : "") +
             ", micro-batch " + std::to_string(o.micro_batch) + " x seq " + std::to_string(o.seq) + ", " +
             std::to_string(o.grad_accum) + " micro-step(s) per step, " + o.dtype +
-            (o.stochastic_rounding ? " with stochastic rounding" : "") + ", " + program.metadata_value("optimizer") +
+            (o.stochastic_rounding ? " with stochastic rounding" : "") +
+            (program.metadata_value("dropout") == "off" ? ", no dropout" : ", dropout " + program.metadata_value("dropout")) +
+            ", " + program.metadata_value("optimizer") +
             ", on 1 core of " + host.chip.core.name + (o.timing_only ? ", timing only (no weights)" : "") +
             (program.metadata_value("activations") == "device memory"
                  ? "; activations spilled to device memory, passes of " + program.metadata_value("sequences_per_pass") +

@@ -25,6 +25,7 @@ struct BertTrainBuildOptions {
     std::string dtype = "bf16";       // bf16 | fp32
     bool stochastic_rounding = false;
     uint32_t rounding_seed = 0;       // NEURON_RT_STOCHASTIC_ROUNDING_SEED's default
+    bool disable_dropout = false;     // the script's --disable_dropout
     std::string optimizer = "adamw";  // adamw (fp32 states) | adamw-bf16 (all-BF16, SDK 2.3)
     double max_grad_norm = 1.0;       // 0: no clipping
     std::string weights;              // checkpoint directory; empty: random weights

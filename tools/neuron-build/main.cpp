@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
     train_cmd->add_option("--cores", train.cores, "NeuronCores (data parallel)")->check(CLI::Range(1u, 1024u));
     train_cmd->add_option("--dtype", train.dtype, "bf16 or fp32 (weights, activations and matmuls)")->check(CLI::IsMember({"bf16", "fp32"}));
     train_cmd->add_flag("--stochastic-rounding", train.stochastic_rounding, "Round every fp32 -> bf16 write stochastically (NEURON_RT_STOCHASTIC_ROUNDING_EN=1)");
+    train_cmd->add_flag("--disable-dropout", train.disable_dropout, "Train without dropout (default: the model config's hidden_dropout_prob and attention_probs_dropout_prob, 0.1 for bert-base/large, its generator seeded with --seed)");
     train_cmd->add_option("--rounding-seed", train.rounding_seed, "Seed of the stochastic rounding (NEURON_RT_STOCHASTIC_ROUNDING_SEED)");
     train_cmd->add_option("--optimizer", train.optimizer, "adamw (fp32 m and v, AdamW_FP32OptimParams) or adamw-bf16 (m and v in the weights' dtype, SDK 2.3's all-BF16)")
         ->check(CLI::IsMember({"adamw", "adamw-bf16"}));

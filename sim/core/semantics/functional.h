@@ -13,6 +13,7 @@
 #include "config/host_spec.h"
 #include "isa/access_pattern.h"
 #include "isa/instruction.h"
+#include "core/semantics/dropout_generator.h"
 #include "core/semantics/rounding_state.h"
 #include "platform/sparse_memory.h"
 
@@ -36,6 +37,8 @@ struct MemorySpaces {
     // How writes of this core round into narrow float types (set_rounding). Each MemorySpaces made
     // has its own, nearest-even until the program says otherwise; copies share it.
     std::shared_ptr<RoundingState> rounding = std::make_shared<RoundingState>();
+    // The Vector Engine's dropout generator (set_rng_seed, dropout); the same sharing.
+    std::shared_ptr<DropoutGenerator> dropout = std::make_shared<DropoutGenerator>();
 };
 
 // A dense [partitions][free elements] block of values in fp32, in access-pattern order.

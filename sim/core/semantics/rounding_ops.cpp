@@ -2,21 +2,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/semantics/counter_hash.h"
 #include "core/semantics/opcode_semantics.h"
 
 namespace nsim::sim::core {
-namespace {
-
-// splitmix64's finalizer: every input bit affects every output bit, so consecutive counters give
-// independent-looking words.
-uint64_t mix(uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
-}  // namespace
 
 void RoundingState::set(uint32_t mode, uint32_t seed) {
     if (mode == NearestEven) {
@@ -31,9 +20,9 @@ void RoundingState::set(uint32_t mode, uint32_t seed) {
 }
 
 std::vector<uint32_t> RoundingState::next_write_bits(size_t count) {
-    const uint64_t stream = mix((uint64_t(seed_) << 32) ^ mix(writes_++));
+    const uint64_t stream = counter_hash((uint64_t(seed_) << 32) ^ counter_hash(writes_++));
     std::vector<uint32_t> bits(count);
-    for (size_t i = 0; i < count; ++i) bits[i] = uint32_t(mix(stream + i) >> 32);
+    for (size_t i = 0; i < count; ++i) bits[i] = uint32_t(counter_hash(stream + i) >> 32);
     return bits;
 }
 
