@@ -29,11 +29,14 @@ public:
         for (const auto& t : c_.tensors) tensor(t);
         for (const auto& s : c_.semaphore_names) out_ += fmt::format(".sem {} {}\n", name_text(s.name), s.index);
         bool first = true;
-        uint32_t core = 0;
+        uint32_t core = 0, graph = 0;
         for (const auto& s : c_.streams) {
-            if (first || s.core != core) out_ += fmt::format("\n.core {}\n", s.core);
+            const bool new_graph = !c_.graphs.empty() && (first || s.graph != graph);
+            if (new_graph) out_ += fmt::format("\n.graph {}", name_text(c_.graphs.at(s.graph)));
+            if (first || new_graph || s.core != core) out_ += fmt::format("\n.core {}\n", s.core);
             first = false;
             core = s.core;
+            graph = s.graph;
             for (const auto& inst : s.instructions) instruction(s, inst);
         }
         return out_;
