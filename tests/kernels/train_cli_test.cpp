@@ -267,7 +267,8 @@ TEST(TrainCli, TimingRunComposesTheStepFromTheSimulatedMicroSteps) {
     const auto functional = run_command(train(program, "--steps 1 --json --functional --data " +
                                                        write_mrpc_pairs(dir.path(), 6).string()));
     ASSERT_EQ(functional.exit_code, 0) << functional.err;
-    const nlohmann::json& every = nlohmann::json::parse(functional.out)["step_composition"]["graphs"];
+    const nlohmann::json functional_report = nlohmann::json::parse(functional.out);
+    const nlohmann::json& every = functional_report["step_composition"]["graphs"];
     EXPECT_EQ(every[1]["simulated"], 2);
     EXPECT_EQ(every[1]["device_s"].get<double>(), c["graphs"][1]["device_s"].get<double>());
     const auto text = run_command(train(program, "--steps 1"));
