@@ -28,6 +28,8 @@ public:
         for (const auto& [key, value] : c_.metadata) out_ += fmt::format(".meta {} {}\n", name_text(key), quoted_text(value));
         for (const auto& t : c_.tensors) tensor(t);
         for (const auto& s : c_.semaphore_names) out_ += fmt::format(".sem {} {}\n", name_text(s.name), s.index);
+        // Every graph named in index order first (one without streams keeps its place), then each one's streams.
+        for (const std::string& g : c_.graphs) out_ += fmt::format(".graph {}\n", name_text(g));
         bool first = true;
         uint32_t core = 0, graph = 0;
         for (const auto& s : c_.streams) {
