@@ -12,6 +12,7 @@ ExecutionResult EngineExecutor::execute(sim::Platform& platform, const LoadedPro
     sim::core::ExecutionOptions options;
     options.functional = functional_ && request.functional;
     options.iterations = request.iterations;
+    options.graph = request.graph;
     options.trace = request.trace != nullptr;
     options.progress = progress_;
     ExecutionResult result;

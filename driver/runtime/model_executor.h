@@ -24,6 +24,7 @@ struct LoadedProgram {
 
 struct ExecutionRequest {
     uint32_t iterations = 1;
+    uint32_t graph = 0;               // which of the program's graphs (isa::Container::graphs)
     bool functional = true;           // compute real values (the runtime moves real tensors)
     double timeout_s = 0;             // NEURON_RT_EXEC_TIMEOUT, simulated seconds; 0 = none
     sim::core::TraceWriter* trace = nullptr;  // the engines write their slices here (null: not traced)

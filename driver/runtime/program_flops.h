@@ -12,6 +12,7 @@
 
 namespace nsim::runtime {
 
-std::vector<double> matmul_flops_per_core(const isa::Container& program);
+// Of one execution of graph `graph`.
+std::vector<double> matmul_flops_per_core(const isa::Container& program, uint32_t graph = 0);
 
 }  // namespace nsim::runtime

@@ -68,8 +68,11 @@ struct Model {
     uint64_t load_started_ps = 0;               // simulated host time nrt_load began (the trace's load slice)
     uint64_t device_bytes = 0;
     uint64_t dma_bytes = 0;
-    std::vector<double> flops_per_core;         // matmul work of one execution, by program core
-    ExecutionRequest request;                   // what the next doorbell runs with
+    std::vector<std::vector<double>> flops_per_core;  // by graph: matmul work of one execution, by program core
+    // By graph (a program of several graphs; empty for one): the tensors its instructions name, by index;
+    // an execution of that graph copies those of its inputs and outputs.
+    std::vector<std::vector<bool>> tensors_of_graph;
+    ExecutionRequest request;                   // what the next doorbell runs with (request.graph: which graph)
     ExecutionResult last_result;                // what the sequencer's last run reported
 };
 
@@ -89,6 +92,10 @@ public:
     NrtStatus load(isa::Container program, int32_t vnc, Model** model);
     NrtStatus unload(Model* model);
     NrtStatus execute(Model* model, const TensorSet& inputs, TensorSet* outputs);
+    // One execution of the program's graph `graph` (isa::Container::graphs, FORMAT.md §4.6; "" is graph 0):
+    // its inputs in, its streams on the engines, its outputs out. A name the program does not have is
+    // NrtStatus::Invalid, in one line naming the program's graphs.
+    NrtStatus execute(Model* model, const std::string& graph, const TensorSet& inputs, TensorSet* outputs);
     // The next execute() is traced into `writer` (null: none), once: the model's load, the call's host
     // side (host_trace.h) and the engines' slices; the writer's window is measured from the call's start.
     void trace_next_execution(sim::core::TraceWriter* writer) { trace_next_ = writer; }
@@ -126,6 +133,7 @@ private:
     NrtStatus move_tensor(Model& model, const isa::TensorInfo& info, Tensor& tensor, bool into_model);
     // A call's inputs into the model (or its outputs out of it), traced: each copy of a data-parallel
     // program moves its own part on its own core's queue, the copies at once (runtime_copies.cpp).
+    // Of a program of several graphs, only the tensors of the graph being executed (Model::tensors_of_graph).
     NrtStatus move_tensors(Model& model, const TensorSet& set, bool into_model, const HostTrace& trace);
     driver::ActivityPublisher& activity();
     void record_activity(const Model& model, const ExecutionResult& result, double total_latency_s);

@@ -42,10 +42,11 @@ driver::ActivityPublisher& Runtime::activity() {
 void Runtime::record_activity(const Model& model, const ExecutionResult& result, double total_latency_s) {
     std::vector<driver::ActivityPublisher::CoreBusy> cores;
     const auto& placed = model.loaded.placement.cores;
+    const std::vector<double>& flops = model.flops_per_core.at(model.request.graph);
     for (size_t i = 0; i < placed.size(); ++i)
         cores.push_back({{placed[i].device, placed[i].core},
                          i < result.core_busy_s.size() ? result.core_busy_s[i] : result.device_seconds,
-                         i < model.flops_per_core.size() ? model.flops_per_core[i] : 0.0});
+                         i < flops.size() ? flops[i] : 0.0});
     activity().count_execution(driver::ActivityPublisher::Outcome::Completed, total_latency_s, result.device_seconds);
     activity().publish(driver::host_time::now_s(), result.device_seconds, cores);
 }
@@ -60,6 +61,10 @@ NrtStatus Runtime::execution_failed(NrtStatus status, const std::string& message
 }
 
 NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* outputs) {
+    return execute(model, "", inputs, outputs);
+}
+
+NrtStatus Runtime::execute(Model* model, const std::string& graph_name, const TensorSet& inputs, TensorSet* outputs) {
     const std::string where = "nrt_execute";
     const HostTrace trace(std::exchange(trace_next_, nullptr));
     if (const NrtStatus s = check_usable(where); s != NrtStatus::Success) return s;
@@ -67,7 +72,12 @@ NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* out
     const uint64_t start_ps = HostTrace::now_ps();
     if (std::none_of(models_.begin(), models_.end(), [&](const auto& m) { return m.get() == model; }))
         return fail(NrtStatus::InvalidHandle, where, "not a loaded model");
+    const std::optional<uint32_t> graph = model->program.graph_index(graph_name);
+    if (!graph)
+        return fail(NrtStatus::Invalid, where, fmt::format("graph '{}' is not in {} (its graphs: {})", graph_name,
+                                                                   model->name, model->program.graph_list()));
     model->request = ExecutionRequest{};
+    model->request.graph = *graph;
     if (trace) {
         model->request.trace = trace.writer();
         model->request.trace->set_origin(start_ps);
@@ -75,8 +85,10 @@ NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* out
                     model->load_started_ps + uint64_t(std::llround(model->load_time_s * 1e12)),
                     sim::core::JsonArgs().integer("pcie_bytes", model->dma_bytes));
     }
-    for (const isa::TensorInfo& info : model->program.tensors) {
-        if (info.role != isa::TensorRole::Input) continue;
+    const std::vector<bool>* used = model->tensors_of_graph.empty() ? nullptr : &model->tensors_of_graph[*graph];
+    for (size_t t = 0; t < model->program.tensors.size(); ++t) {
+        const isa::TensorInfo& info = model->program.tensors[t];
+        if (info.role != isa::TensorRole::Input || (used && !(*used)[t])) continue;
         auto it = inputs.tensors.find(info.name);
         if (it == inputs.tensors.end() || !it->second)
             return fail(NrtStatus::ExecBadInput, where, fmt::format("input tensor '{}' is missing", info.name));

@@ -104,7 +104,11 @@ NrtStatus Runtime::load(isa::Container read_program, int32_t vnc, Model** out) {
     model->id = next_model_id_++;
     model->name = program.metadata_value("model").empty() ? fmt::format("model{}", model->id) : program.metadata_value("model");
     model->loaded.program = &model->program;
-    model->flops_per_core = matmul_flops_per_core(model->program);
+    for (uint32_t g = 0; g < model->program.graph_count(); ++g) {
+        model->flops_per_core.push_back(matmul_flops_per_core(model->program, g));
+        // Which inputs and outputs each graph names (one graph: all of them, without looking).
+        if (model->program.graph_count() > 1) model->tensors_of_graph.push_back(isa::tensors_of_graph(model->program, g));
+    }
 
     sim::core::ProgramPlacement& placement = model->loaded.placement;
     for (const isa::TensorInfo& t : program.tensors) {

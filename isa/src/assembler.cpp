@@ -93,6 +93,14 @@ private:
                              std::to_string(result_.container.cores_needed));
             core_ = uint32_t(n);
             seen_core_ = true;
+        } else if (d.text == ".graph") {
+            // Following instructions belong to graph NAME (FORMAT.md §4.6), named in order of appearance.
+            const std::string n = name("graph name");
+            auto& graphs = result_.container.graphs;
+            if (graphs.empty() && !result_.container.streams.empty())
+                fail(d, ".graph after instructions outside any graph (name every graph or none)");
+            graph_ = uint32_t(std::find(graphs.begin(), graphs.end(), n) - graphs.begin());
+            if (graph_ == graphs.size()) graphs.push_back(n);
         } else if (d.text == ".meta") {
             std::string key = name("metadata key");
             std::string value = string_value("metadata value");
@@ -339,10 +347,11 @@ private:
             if (!given[f] && !(spec.kind == FieldKind::AccessPattern && spec.optional))
                 fail(mnemonic, "'" + std::string(op->mnemonic) + "' needs operand '" + std::string(spec.name) + "'");
         }
-        auto key = std::make_tuple(core_, uint8_t(engine), queue);
+        auto key = std::make_tuple(graph_, core_, uint8_t(engine), queue);
         auto it = stream_of_.find(key);
         if (it == stream_of_.end()) {
             InstructionStream s;
+            s.graph = graph_;
             s.core = core_;
             s.engine = engine;
             s.queue = queue;
@@ -389,8 +398,8 @@ private:
         for (size_t i = 0; i < order.size(); ++i) order[i] = i;
         auto& streams = result_.container.streams;
         std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-            return std::make_tuple(streams[a].core, uint8_t(streams[a].engine), streams[a].queue) <
-                   std::make_tuple(streams[b].core, uint8_t(streams[b].engine), streams[b].queue);
+            return std::make_tuple(streams[a].graph, streams[a].core, uint8_t(streams[a].engine), streams[a].queue) <
+                   std::make_tuple(streams[b].graph, streams[b].core, uint8_t(streams[b].engine), streams[b].queue);
         });
         std::vector<InstructionStream> sorted;
         std::vector<std::vector<SourcePosition>> sorted_positions;
@@ -409,10 +418,11 @@ private:
     bool have_target_ = false;
     bool seen_core_ = false;
     uint32_t core_ = 0;
+    uint32_t graph_ = 0;
     std::map<std::string, uint32_t> tensors_;
     std::vector<SourcePosition> tensor_positions_;
     std::map<std::string, uint32_t> semaphores_;
-    std::map<std::tuple<uint32_t, uint8_t, uint8_t>, size_t> stream_of_;
+    std::map<std::tuple<uint32_t, uint32_t, uint8_t, uint8_t>, size_t> stream_of_;
     std::vector<std::vector<SourcePosition>> positions_;
 };
 

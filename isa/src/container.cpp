@@ -43,20 +43,50 @@ bool TensorInfo::operator==(const TensorInfo& o) const {
            offset == o.offset && data == o.data;
 }
 
-// The writer puts metadata, tensor table and semaphore names first, then the streams in order.
-constexpr uint32_t kFirstStreamSection = 3;
-
 void Container::canonicalize() {
     std::stable_sort(streams.begin(), streams.end(), [](const InstructionStream& a, const InstructionStream& b) {
-        return std::make_tuple(a.core, uint8_t(a.engine), a.queue) < std::make_tuple(b.core, uint8_t(b.engine), b.queue);
+        return std::make_tuple(a.graph, a.core, uint8_t(a.engine), a.queue) <
+               std::make_tuple(b.graph, b.core, uint8_t(b.engine), b.queue);
     });
-    for (size_t i = 0; i < streams.size(); ++i) streams[i].section = kFirstStreamSection + uint32_t(i);
+    // The writer puts metadata, tensor table, semaphore names (and graph names) first, then the streams in order.
+    const uint32_t first_stream_section = graphs.empty() ? 3 : 4;
+    for (size_t i = 0; i < streams.size(); ++i) streams[i].section = first_stream_section + uint32_t(i);
+}
+
+std::optional<uint32_t> Container::graph_index(const std::string& name) const {
+    if (name.empty()) return 0;
+    const auto it = std::find(graphs.begin(), graphs.end(), name);
+    if (it == graphs.end()) return std::nullopt;
+    return uint32_t(it - graphs.begin());
+}
+
+std::string Container::graph_list() const {
+    std::string list;
+    for (const std::string& g : graphs) list += (list.empty() ? "'" : ", '") + g + "'";
+    return list.empty() ? "none" : list;
 }
 
 std::string Container::metadata_value(const std::string& key) const {
     for (const auto& [k, v] : metadata)
         if (k == key) return v;
     return "";
+}
+
+std::vector<bool> tensors_of_graph(const Container& c, uint32_t graph) {
+    std::vector<bool> used(c.tensors.size(), false);
+    for (const InstructionStream& s : c.streams) {
+        if (s.graph != graph) continue;
+        for (const Instruction& inst : s.instructions) {
+            const OpcodeInfo& op = info(inst.opcode);
+            for (size_t f = 0; f < op.field_count; ++f) {
+                if (op.fields[f].kind != FieldKind::AccessPattern) continue;
+                const AccessPattern& ap = inst.ap(f);
+                if ((ap.space == MemorySpace::Dram || ap.space == MemorySpace::Host) && ap.tensor < used.size())
+                    used[ap.tensor] = true;
+            }
+        }
+    }
+    return used;
 }
 
 std::string queue_name(Engine engine, uint8_t queue) {

@@ -14,6 +14,8 @@
 #include "isa/bounded_file.h"
 #include "isa/encoding.h"
 #include "isa/stream_cache.h"
+#include "container_graphs.h"
+#include "section_parser.h"
 
 namespace nsim::isa {
 namespace {
@@ -155,33 +157,6 @@ std::string section_label(size_t index, const SectionEntry& e) {
     return "section " + std::to_string(index) + " (" + describe(e) + ")";
 }
 
-class SectionParser {
-public:
-    SectionParser(std::string label, const uint8_t* data, size_t size)
-        : label_(std::move(label)), data_(data), in_(data, size) {}
-
-    [[noreturn]] void fail(const std::string& where, const std::string& what) const {
-        throw ContainerError(label_ + where + ": " + what);
-    }
-    // Runs one read step; a short read becomes "truncated" at the given place.
-    template <class F>
-    auto read(const std::string& where, F&& f) {
-        try {
-            return f(in_);
-        } catch (const bytes::ShortRead& e) {
-            fail(where, std::string("truncated: ") + e.what());
-        }
-    }
-    bytes::Reader& in() { return in_; }
-    const uint8_t* data() const { return data_; }
-    const std::string& label() const { return label_; }
-
-private:
-    std::string label_;
-    const uint8_t* data_;
-    bytes::Reader in_;
-};
-
 void parse_metadata(SectionParser& p, Container& c) {
     const uint32_t count = p.read("", [](auto& in) { return in.u32(); });
     for (uint32_t i = 0; i < count; ++i) {
@@ -281,13 +256,15 @@ std::string_view name_of(SectionKind k) {
         case SectionKind::Data: return "data";
         case SectionKind::Metadata: return "metadata";
         case SectionKind::SemaphoreNames: return "semaphore names";
+        case SectionKind::GraphNames: return "graph names";
     }
     return "?";
 }
 
 std::string describe(const SectionEntry& e) {
     if (e.kind == SectionKind::InstructionStream)
-        return "core " + std::to_string(e.core) + " queue " + queue_name(e.engine, e.queue);
+        return (e.graph ? "graph " + std::to_string(e.graph) + " " : std::string()) + "core " + std::to_string(e.core) +
+               " queue " + queue_name(e.engine, e.queue);
     return std::string(name_of(e.kind));
 }
 
@@ -306,7 +283,8 @@ std::vector<uint8_t> write_container(const Container& c) {
     add(SectionKind::Metadata, metadata_bytes(c));
     add(SectionKind::TensorTable, tensor_table_bytes(c, offsets));
     add(SectionKind::SemaphoreNames, semaphore_name_bytes(c));
-    sections.reserve(4 + c.streams.size());  // `same_as` points into it
+    if (!c.graphs.empty()) add(SectionKind::GraphNames, graph_name_bytes(c));
+    sections.reserve(5 + c.streams.size());  // `same_as` points into it
     std::multimap<uint64_t, const PendingSection*> streams;  // (CRC-32, size) of a stream's bytes
     for (const auto& s : c.streams) {
         std::vector<uint8_t> bytes = stream_bytes(s);
@@ -318,6 +296,7 @@ std::vector<uint8_t> write_container(const Container& c) {
         e->core = s.core;
         e->engine = s.engine;
         e->queue = s.queue;
+        e->graph = s.graph;
         e->crc32 = crc;
         if (same != last) sections.back().same_as = same->second;
         else streams.emplace(key, &sections.back());
@@ -351,10 +330,11 @@ std::vector<uint8_t> write_container(const Container& c) {
         bytes::patch(p + 8, e.offset, 8);
         bytes::patch(p + 16, e.size, 8);
         bytes::patch(p + 24, e.crc32, 4);
+        bytes::patch(p + 28, e.graph, 4);
     }
     uint8_t* h = out.data();
     std::memcpy(h, kMagic, sizeof kMagic);
-    bytes::patch(h + 8, kFormatVersion, 4);
+    bytes::patch(h + 8, c.graphs.empty() ? kFirstGraphsFormatVersion - 1 : kFirstGraphsFormatVersion, 4);
     bytes::patch(h + 12, c.generation, 4);
     bytes::patch(h + 16, c.cores_needed, 4);
     bytes::patch(h + 20, sections.size(), 4);
@@ -433,9 +413,14 @@ ContainerLayout read_layout(const uint8_t* data, size_t size) {
         e.offset = r.u64();
         e.size = r.u64();
         e.crc32 = r.u32();
-        const uint32_t reserved = r.u32();
+        // Version 3: a stream's graph; otherwise reserved.
+        const uint32_t last_field = r.u32();
+        const bool graphs = layout.format_version >= kFirstGraphsFormatVersion;
+        const uint32_t reserved = graphs && kind == uint16_t(SectionKind::InstructionStream) ? 0 : last_field;
+        if (!reserved) e.graph = last_field;
         const std::string plain = "section " + std::to_string(i);
-        if (kind < uint16_t(SectionKind::InstructionStream) || kind > uint16_t(SectionKind::SemaphoreNames))
+        const uint16_t last_kind = uint16_t(graphs ? SectionKind::GraphNames : SectionKind::SemaphoreNames);
+        if (kind < uint16_t(SectionKind::InstructionStream) || kind > last_kind)
             throw ContainerError(plain + ": unknown kind " + std::to_string(kind));
         e.kind = SectionKind(kind);
         if (e.kind == SectionKind::InstructionStream) {
@@ -479,7 +464,7 @@ Container read_container(const uint8_t* data, size_t size) {
     c.cores_needed = layout.cores_needed;
 
     std::map<SectionKind, size_t> singletons;
-    std::set<std::tuple<uint32_t, uint8_t, uint8_t>> queues;
+    std::set<std::tuple<uint32_t, uint32_t, uint8_t, uint8_t>> queues;
     std::vector<DataReference> refs;
     std::map<std::pair<uint64_t, uint64_t>, size_t> stream_at;  // (offset, size) -> the stream decoded from those bytes
     size_t tensor_section = 0, data_section = 0;
@@ -496,6 +481,7 @@ Container read_container(const uint8_t* data, size_t size) {
         switch (e.kind) {
             case SectionKind::Metadata: parse_metadata(p, c); break;
             case SectionKind::SemaphoreNames: parse_semaphore_names(p, c); break;
+            case SectionKind::GraphNames: parse_graph_names(p, c); break;
             case SectionKind::TensorTable:
                 refs = parse_tensor_table(p, c);
                 tensor_section = i;
@@ -508,9 +494,10 @@ Container read_container(const uint8_t* data, size_t size) {
                 if (e.core >= c.cores_needed)
                     throw ContainerError(label + ": core " + std::to_string(e.core) + " but the header says " +
                                          std::to_string(c.cores_needed) + " cores are needed");
-                if (!queues.emplace(e.core, uint8_t(e.engine), e.queue).second)
+                if (!queues.emplace(e.graph, e.core, uint8_t(e.engine), e.queue).second)
                     throw ContainerError(label + ": a second stream for the same queue");
                 InstructionStream s;
+                s.graph = e.graph;
                 s.core = e.core;
                 s.engine = e.engine;
                 s.queue = e.queue;
@@ -525,6 +512,7 @@ Container read_container(const uint8_t* data, size_t size) {
             }
         }
     }
+    check_stream_graphs(c, layout);
     for (size_t t = 0; t < refs.size(); ++t) {
         if (refs[t].size == 0) continue;
         const std::string where = section_label(tensor_section, layout.sections[tensor_section]) + ", entry " +

@@ -28,12 +28,17 @@ public:
         for (const auto& [key, value] : c_.metadata) out_ += fmt::format(".meta {} {}\n", name_text(key), quoted_text(value));
         for (const auto& t : c_.tensors) tensor(t);
         for (const auto& s : c_.semaphore_names) out_ += fmt::format(".sem {} {}\n", name_text(s.name), s.index);
+        // Every graph named in index order first (one without streams keeps its place), then each one's streams.
+        for (const std::string& g : c_.graphs) out_ += fmt::format(".graph {}\n", name_text(g));
         bool first = true;
-        uint32_t core = 0;
+        uint32_t core = 0, graph = 0;
         for (const auto& s : c_.streams) {
-            if (first || s.core != core) out_ += fmt::format("\n.core {}\n", s.core);
+            const bool new_graph = !c_.graphs.empty() && (first || s.graph != graph);
+            if (new_graph) out_ += fmt::format("\n.graph {}", name_text(c_.graphs.at(s.graph)));
+            if (first || new_graph || s.core != core) out_ += fmt::format("\n.core {}\n", s.core);
             first = false;
             core = s.core;
+            graph = s.graph;
             for (const auto& inst : s.instructions) instruction(s, inst);
         }
         return out_;

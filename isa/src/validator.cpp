@@ -372,7 +372,7 @@ struct LastValidation {
         for (size_t i = 0; i < streams.size(); ++i) {
             const InstructionStream& a = streams[i];
             const InstructionStream& b = c.streams[i];
-            if (a.core != b.core || a.engine != b.engine || a.queue != b.queue || a.section != b.section ||
+            if (a.graph != b.graph || a.core != b.core || a.engine != b.engine || a.queue != b.queue || a.section != b.section ||
                 !a.instructions.shares_body_with(b.instructions))
                 return false;
         }

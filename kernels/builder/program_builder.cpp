@@ -1,5 +1,6 @@
 #include "builder/program_builder.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <stdexcept>
@@ -21,10 +22,38 @@ ProgramBuilder::ProgramBuilder(const config::NeuronCoreSpec& spec, uint32_t core
     if (cores == 0) throw std::invalid_argument("a program needs at least one core");
     program_.generation = generation_number(spec);
     program_.cores_needed = cores;
+    make_cores();
+}
+
+void ProgramBuilder::make_cores() {
+    const uint32_t cores = program_.cores_needed;
+    cores_.clear();
     for (uint32_t c = 0; c < cores; ++c) cores_.push_back(std::make_unique<CoreBuilder>(spec_, c, program_));
+    if (rounding_seed_)
+        for (auto& core : cores_) core->set_stochastic_rounding(*rounding_seed_);
+}
+
+void ProgramBuilder::finish_cores() {
+    for (auto& core : cores_) core->finish();
+    if (program_.graphs.empty()) return;
+    for (size_t i = graph_first_stream_; i < program_.streams.size(); ++i)
+        program_.streams[i].graph = uint32_t(program_.graphs.size() - 1);
+    graph_first_stream_ = program_.streams.size();
+}
+
+void ProgramBuilder::begin_graph(const std::string& name) {
+    if (std::find(program_.graphs.begin(), program_.graphs.end(), name) != program_.graphs.end())
+        throw std::logic_error("graph '" + name + "' is begun twice");
+    finish_cores();
+    if (program_.graphs.empty() && !program_.streams.empty())
+        throw std::logic_error("graph '" + name + "': instructions were emitted before the first graph");
+    program_.graphs.push_back(name);
+    graph_first_stream_ = program_.streams.size();
+    make_cores();
 }
 
 void ProgramBuilder::set_stochastic_rounding(uint32_t seed) {
+    rounding_seed_ = seed;
     for (auto& core : cores_) core->set_stochastic_rounding(seed);
     set_metadata("stochastic_rounding", "seed=" + std::to_string(seed));
 }
@@ -40,6 +69,12 @@ void ProgramBuilder::set_metadata(const std::string& key, const std::string& val
 
 uint32_t ProgramBuilder::add_tensor(const std::string& name, isa::TensorRole role, isa::DType dtype,
                                     std::vector<uint64_t> shape, std::vector<uint8_t> data) {
+    if (const auto known = tensor_index_.find(name); known != tensor_index_.end()) {
+        const isa::TensorInfo& t = program_.tensors[known->second];
+        if (t.role != role || t.dtype != dtype || t.shape != shape || (!data.empty() && data != t.data))
+            throw std::logic_error("tensor " + name + " is added twice, differently");
+        return known->second;
+    }
     isa::TensorInfo t;
     t.name = name;
     t.role = role;
@@ -53,11 +88,12 @@ uint32_t ProgramBuilder::add_tensor(const std::string& name, isa::TensorRole rol
     t.data = std::move(data);
     device_top_ = (device_top_ + t.size_bytes() + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
     program_.tensors.push_back(std::move(t));
+    tensor_index_.emplace(name, uint32_t(program_.tensors.size() - 1));
     return uint32_t(program_.tensors.size() - 1);
 }
 
 isa::Container ProgramBuilder::finish() {
-    for (auto& core : cores_) core->finish();
+    finish_cores();
     program_.canonicalize();
     return std::move(program_);
 }

@@ -4,18 +4,18 @@
 
 namespace nsim::kernels::train {
 
-uint32_t dropout_key(uint32_t micro_step, uint32_t layer, DropoutSite site, uint32_t head) {
-    return ((micro_step * 256 + layer) * 4 + uint32_t(site)) * 256 + head;
+uint32_t dropout_key(uint32_t layer, DropoutSite site, uint32_t head) {
+    return (layer * 4 + uint32_t(site)) * 256 + head;
 }
 
 LayerDropout TrainingDropout::layer(uint32_t l) const {
     LayerDropout d;
     d.hidden = hidden;
-    d.attention_output_key = dropout_key(micro_step, l, DropoutSite::AttentionOutput);
-    d.ffn_output_key = dropout_key(micro_step, l, DropoutSite::FfnOutput);
+    d.attention_output_key = dropout_key(l, DropoutSite::AttentionOutput);
+    d.ffn_output_key = dropout_key(l, DropoutSite::FfnOutput);
     d.first_token = first_token;
     d.attention.probability = attention;
-    d.attention.first_key = dropout_key(micro_step, l, DropoutSite::AttentionProbabilities);
+    d.attention.first_key = dropout_key(l, DropoutSite::AttentionProbabilities);
     d.attention.first_row = first_token;
     return d;
 }

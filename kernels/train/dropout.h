@@ -4,12 +4,13 @@
 // instruction (opcodes.def): the backward issues the same instruction - same key, same rows - on the
 // incoming gradient, so it applies the forward's mask without any mask in memory.
 //
-// Which mask an element gets: the key names the site (micro-step, layer, site, head: dropout_key),
+// Which mask an element gets: the key names the site (layer, site, head: dropout_key),
 // the rows are the micro-batch's tokens (rows of token-major tiles, queries of the attention
 // probabilities) numbered from the micro-batch's first token, and the elements are the row's features
 // (attention: the keys, numbered within the sequence). So a mask depends on neither the pass a token
 // runs in nor the tile it sits in. The execution comes from the generator's state (set_rng_seed),
-// which the program keeps in device memory and advances every time it runs.
+// which the program keeps in device memory and advances every time one of its micro-step graphs
+// runs: each micro-step is an execution of its own (training_step.h), so it draws its own masks.
 #pragma once
 
 #include "device/attention_kernel.h"
@@ -19,8 +20,8 @@ namespace nsim::kernels::train {
 
 enum class DropoutSite : uint32_t { EmbeddingOutput = 0, AttentionOutput = 1, FfnOutput = 2, AttentionProbabilities = 3 };
 
-// ((micro_step * 256 + layer) * 4 + site) * 256 + head: heads of one site take consecutive keys.
-uint32_t dropout_key(uint32_t micro_step, uint32_t layer, DropoutSite site, uint32_t head = 0);
+// (layer * 4 + site) * 256 + head: heads of one site take consecutive keys.
+uint32_t dropout_key(uint32_t layer, DropoutSite site, uint32_t head = 0);
 
 // One encoder layer's dropout (both passes read it; probabilities 0: none).
 struct LayerDropout {
@@ -30,13 +31,13 @@ struct LayerDropout {
     device::AttentionDropout attention;
 };
 
-// A pass's dropout: the probabilities, the micro-step and the pass's first token in its micro-batch.
+// A pass's dropout: the probabilities and the pass's first token in its micro-batch.
 struct TrainingDropout {
     float hidden = 0, attention = 0;
-    uint32_t micro_step = 0, first_token = 0;
+    uint32_t first_token = 0;
     bool on() const { return hidden > 0 || attention > 0; }
     LayerDropout layer(uint32_t layer) const;
-    uint32_t embedding_key() const { return dropout_key(micro_step, 0, DropoutSite::EmbeddingOutput); }
+    uint32_t embedding_key() const { return dropout_key(0, DropoutSite::EmbeddingOutput); }
 };
 
 // dst = dropout(src) tile by tile (token-major, the same tiling; dst may be src), row r of tile k

@@ -9,18 +9,22 @@ namespace nsim::kernels::train {
 
 GradientSums::GradientSums(KernelContext& ctx, builder::ProgramBuilder& program, const TensorChannels& channels,
                            const std::vector<ParameterTensors>& parameters, uint32_t widest)
-    : ctx_(ctx), channels_(channels) {
-    for (const ParameterTensors& p : parameters) {
-        tensors_.push_back(program.add_tensor(gradient_tensor(p.name), isa::TensorRole::Scratch, isa::DType::Fp32,
-                                              {p.rows, p.columns}));
-        row_lengths_.push_back(p.columns);
-    }
+    : ctx_(ctx), channels_(channels), tensors_(add_tensors(program, parameters)) {
+    for (const ParameterTensors& p : parameters) row_lengths_.push_back(p.columns);
     block_columns_ = std::min(ctx.max_moving(), ctx.bank_fp32_elements());
     room_columns_ = std::max(block_columns_, widest);
     for (uint32_t i = 0; i < kRooms; ++i) {
         blocks_[i] = ctx.core.sbuf_region(uint64_t(room_columns_) * 4, "gradient block");
         sums_[i] = ctx.core.sbuf_region(uint64_t(room_columns_) * 4, "gradient sum block");
     }
+}
+
+std::vector<uint32_t> GradientSums::add_tensors(builder::ProgramBuilder& program, const std::vector<ParameterTensors>& parameters) {
+    std::vector<uint32_t> tensors;
+    for (const ParameterTensors& p : parameters)
+        tensors.push_back(program.add_tensor(gradient_tensor(p.name), isa::TensorRole::Scratch, isa::DType::Fp32,
+                                             {p.rows, p.columns}));
+    return tensors;
 }
 
 TileSet GradientSums::begin(uint32_t, uint32_t, uint32_t, uint32_t rows, uint32_t columns) {

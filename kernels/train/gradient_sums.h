@@ -19,6 +19,8 @@ public:
     GradientSums(KernelContext& ctx, builder::ProgramBuilder& program, const TensorChannels& channels,
                  const std::vector<ParameterTensors>& parameters, uint32_t widest);
     const std::vector<uint32_t>& tensors() const { return tensors_; }
+    // The sums' tensors alone (what the optimizer graph reads), by parameter.
+    static std::vector<uint32_t> add_tensors(builder::ProgramBuilder& program, const std::vector<ParameterTensors>& parameters);
     // Whether the gradients to come are the step's first of their parameters (stored, not added).
     void set_first(bool first) { first_ = first; }
     bool first() const { return first_; }

@@ -52,8 +52,8 @@ device::ColumnParams columns(KernelContext& ctx, builder::DmaChannel& channel, c
 
 class Loader {
 public:
-    Loader(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel, isa::DType states)
-        : ctx_(ctx), program_(program), channel_(channel), act_(ctx.dtypes.activation), states_(states) {}
+    Loader(const device::DtypePlan& dtypes, builder::ProgramBuilder& program, isa::DType states)
+        : dtypes_(dtypes), program_(program), act_(dtypes.activation), states_(states) {}
 
     // A tensor the program updates (a parameter, an optimizer state, W^T): State, which the runtime
     // loads once and the program may write, so each execution starts where the last ended. Without
@@ -74,8 +74,8 @@ public:
     }
 
     TrainedLinear linear(const std::string& name, const LinearWeights& w, const LinearWeights& m,
-                         const LinearWeights& v, bool bias_row, bool on_chip) {
-        const isa::DType mm = ctx_.dtypes.matmul;
+                         const LinearWeights& v, bool bias_row) {
+        const isa::DType mm = dtypes_.matmul;
         const uint32_t out = uint32_t(w.weight.shape[0]), in = uint32_t(w.weight.shape[1]);
         TrainedLinear t;
         ParameterTensors& weight = parameter(name + ".weight", w.weight, m.weight, v.weight);
@@ -85,18 +85,16 @@ public:
         t.name = name;
         t.bias = parameter(name + ".bias", w.bias, m.bias, v.bias).parameter;
         t.wants_bias_row = bias_row;
-        if (on_chip) load_on_chip_rows(ctx_, channel_, t);
         return t;
     }
 
     TrainedNorm norm(const std::string& name, const LayerNormWeights& w, const LayerNormWeights& m,
-                     const LayerNormWeights& v, bool on_chip) {
+                     const LayerNormWeights& v) {
         TrainedNorm t;
         t.name = name;
         t.size = uint32_t(w.gamma.shape.at(0));
         t.gamma = parameter(name + ".weight", w.gamma, m.gamma, v.gamma).parameter;
         t.beta = parameter(name + ".bias", w.beta, m.beta, v.beta).parameter;
-        if (on_chip) load_on_chip_rows(ctx_, channel_, t);
         return t;
     }
 
@@ -107,63 +105,71 @@ public:
     std::vector<ParameterTensors> parameters;
 
 private:
-    KernelContext& ctx_;
+    device::DtypePlan dtypes_;
     builder::ProgramBuilder& program_;
-    builder::DmaChannel& channel_;
     isa::DType act_, states_;
 };
 
 }  // namespace
 
-TrainedBert load_trained_bert(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel,
-                              const BertWeights& w, const BertWeights& m, const BertWeights& v, isa::DType states) {
-    if (ctx.dtypes.matmul != ctx.dtypes.activation)
+void load_on_chip_rows(KernelContext& ctx, builder::DmaChannel& channel, TrainedBert& t) {
+    load_on_chip_rows(ctx, channel, t.embedding_norm);
+    load_on_chip_rows(ctx, channel, t.pooler);
+    load_on_chip_rows(ctx, channel, t.classifier);
+    if (!t.masked_lm) return;
+    load_on_chip_rows(ctx, channel, t.masked_lm->transform);
+    load_on_chip_rows(ctx, channel, t.masked_lm->transform_norm);
+}
+
+TrainedBert add_trained_bert(builder::ProgramBuilder& program, const device::DtypePlan& dtypes, const BertWeights& w,
+                             const BertWeights& m, const BertWeights& v, isa::DType states) {
+    if (dtypes.matmul != dtypes.activation)
         throw std::invalid_argument("training step: the matmul and activation dtypes must be the same (fp32 or bf16)");
     if (!w.embeddings || !m.embeddings || !v.embeddings)
         throw std::invalid_argument("training step: the weights and optimizer states need the embeddings");
-    if (states != isa::DType::Fp32 && states != ctx.dtypes.activation)
+    if (states != isa::DType::Fp32 && states != dtypes.activation)
         throw std::invalid_argument("training step: optimizer states are fp32 or the parameters' dtype");
-    Loader load(ctx, program, channel, states);
+    Loader load(dtypes, program, states);
     TrainedBert t;
     const BertEmbeddingWeights &we = *w.embeddings, &me = *m.embeddings, &ve = *v.embeddings;
     t.tables.word = load.table("bert.embeddings.word_embeddings.weight", we.word, me.word, ve.word);
     t.tables.position = load.table("bert.embeddings.position_embeddings.weight", we.position, me.position, ve.position);
     t.tables.token_type =
         load.table("bert.embeddings.token_type_embeddings.weight", we.token_type, me.token_type, ve.token_type);
-    t.embedding_norm = load.norm("bert.embeddings.LayerNorm", we.layer_norm, me.layer_norm, ve.layer_norm, true);
+    t.embedding_norm = load.norm("bert.embeddings.LayerNorm", we.layer_norm, me.layer_norm, ve.layer_norm);
     for (size_t l = 0; l < w.layers.size(); ++l) {
         const BertLayerWeights &wl = w.layers[l], &ml = m.layers[l], &vl = v.layers[l];
         const std::string p = "bert.encoder.layer." + std::to_string(l);
         TrainedLayer layer;
-        layer.query = load.linear(p + ".attention.self.query", wl.query, ml.query, vl.query, false, false);
-        layer.key = load.linear(p + ".attention.self.key", wl.key, ml.key, vl.key, false, false);
-        layer.value = load.linear(p + ".attention.self.value", wl.value, ml.value, vl.value, false, false);
+        layer.query = load.linear(p + ".attention.self.query", wl.query, ml.query, vl.query, false);
+        layer.key = load.linear(p + ".attention.self.key", wl.key, ml.key, vl.key, false);
+        layer.value = load.linear(p + ".attention.self.value", wl.value, ml.value, vl.value, false);
         layer.attention_output = load.linear(p + ".attention.output.dense", wl.attention_output, ml.attention_output,
-                                             vl.attention_output, true, false);
+                                             vl.attention_output, true);
         layer.attention_norm = load.norm(p + ".attention.output.LayerNorm", wl.attention_layer_norm,
-                                         ml.attention_layer_norm, vl.attention_layer_norm, false);
-        layer.intermediate = load.linear(p + ".intermediate.dense", wl.intermediate, ml.intermediate, vl.intermediate, false, false);
-        layer.output = load.linear(p + ".output.dense", wl.output, ml.output, vl.output, true, false);
+                                         ml.attention_layer_norm, vl.attention_layer_norm);
+        layer.intermediate = load.linear(p + ".intermediate.dense", wl.intermediate, ml.intermediate, vl.intermediate, false);
+        layer.output = load.linear(p + ".output.dense", wl.output, ml.output, vl.output, true);
         layer.output_norm = load.norm(p + ".output.LayerNorm", wl.output_layer_norm, ml.output_layer_norm,
-                                      vl.output_layer_norm, false);
+                                      vl.output_layer_norm);
         t.layers.push_back(layer);
     }
-    t.pooler = load.linear("bert.pooler.dense", w.pooler, m.pooler, v.pooler, false, true);
+    t.pooler = load.linear("bert.pooler.dense", w.pooler, m.pooler, v.pooler, false);
     const bool pretraining = w.pretraining.has_value();
     if (pretraining != m.pretraining.has_value() || pretraining != v.pretraining.has_value())
         throw std::invalid_argument("training step: the weights and optimizer states differ in their heads");
     t.classifier = load.linear(pretraining ? "cls.seq_relationship" : "classifier", w.classifier, m.classifier,
-                               v.classifier, true, true);
+                               v.classifier, true);
     if (pretraining) {
         const BertPretrainingHeads &wp = *w.pretraining, &mp = *m.pretraining, &vp = *v.pretraining;
         TrainedMaskedLmHead head;
-        head.transform = load.linear("cls.predictions.transform.dense", wp.transform, mp.transform, vp.transform, false, true);
+        head.transform = load.linear("cls.predictions.transform.dense", wp.transform, mp.transform, vp.transform, false);
         head.transform_norm = load.norm("cls.predictions.transform.LayerNorm", wp.transform_norm, mp.transform_norm,
-                                        vp.transform_norm, true);
+                                        vp.transform_norm);
         head.decoder_bias = load.parameter("cls.predictions.bias", wp.decoder_bias, mp.decoder_bias, vp.decoder_bias).parameter;
         ParameterTensors& word = load.parameters.front();
-        word.transposed = load.add(word.name + "^T", transposed(we.word), ctx.dtypes.matmul);
-        head.decoder = {word.transposed, word.columns, word.rows, ctx.dtypes.matmul};
+        word.transposed = load.add(word.name + "^T", transposed(we.word), dtypes.matmul);
+        head.decoder = {word.transposed, word.columns, word.rows, dtypes.matmul};
         t.masked_lm = head;
     }
     t.parameters = std::move(load.parameters);

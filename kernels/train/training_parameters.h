@@ -73,14 +73,14 @@ struct TrainedBert {
 
 // Adds every tensor to `program` (m and v: AdamW's states before this step, the same layout as
 // `weights`, stored as `states`: fp32 or the activation dtype; with weights.pretraining, the masked-LM
-// head too) and loads the on-chip ones over
-// `channel` (the embeddings', pooler's and classifier's; the encoder layers' are left to
-// with_on_chip_rows). The parameters, states and W^T are Scratch tensors (loaded once, then the
-// program's to update); the on-chip copies (bias columns and rows, layernorm rows) are read from the
-// parameters at each execution, so a step sees what the one before it wrote.
-TrainedBert load_trained_bert(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel,
-                              const BertWeights& weights, const BertWeights& m, const BertWeights& v,
-                              isa::DType states = isa::DType::Fp32);
+// head too), and no instruction. The parameters, states and W^T are State tensors (loaded once, then
+// the program's to update); the on-chip copies (bias columns and rows, layernorm rows) are read from
+// the parameters at each execution, so a step sees what the one before it wrote: load_on_chip_rows
+// (the embeddings', pooler's, classifier's and masked-LM transform's, into new SBUF buffers, by each
+// graph that runs them) and with_on_chip_rows (an encoder layer's, when it runs).
+TrainedBert add_trained_bert(builder::ProgramBuilder& program, const device::DtypePlan& dtypes, const BertWeights& weights,
+                             const BertWeights& m, const BertWeights& v, isa::DType states = isa::DType::Fp32);
+void load_on_chip_rows(KernelContext& ctx, builder::DmaChannel& channel, TrainedBert& model);
 
 // The on-chip copies of a parameter read from device memory over `channel` into new SBUF buffers.
 void load_on_chip_rows(KernelContext& ctx, builder::DmaChannel& channel, TrainedLinear& linear);

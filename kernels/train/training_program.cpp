@@ -14,11 +14,9 @@
 namespace nsim::kernels::train {
 namespace {
 
-// DMA queue classes: the step's own loads and stores on the first, the weight ring's slots from the
-// third on (as the kernel tests run them), PSUM as one ring of every bank. Weight slots of 4 KiB per
-// partition, as the inference program's when SBUF has room (DMABW: >= 4 KiB per partition to
-// saturate the DMA engines; narrower slots make many small transfers that pay the fixed DMA cost).
-constexpr uint32_t kStepClass = 0, kWeightClasses = 2, kWeightSlots = 3;
+// Weight slots of 4 KiB per partition, as the inference program's when SBUF has room (DMABW: >= 4 KiB
+// per partition to saturate the DMA engines; narrower slots make many small transfers that pay the
+// fixed DMA cost).
 constexpr uint64_t kWeightSlotBytes = 4096;
 
 // AdamW's first states: zeros (none for a timing-only program).
@@ -166,15 +164,10 @@ isa::Container build_step_program(const config::NeuronCoreSpec& spec, const Trai
     const device::DtypePlan dtypes = device::dtypes_for(o.precision);
     builder::ProgramBuilder program(spec, 1);
     if (o.stochastic_rounding_seed) program.set_stochastic_rounding(*o.stochastic_rounding_seed);
-    builder::CoreBuilder& core = program.core(0);
-    builder::DmaChannel& channel = core.dma_channel("step", kStepClass);
     const uint32_t width = std::max(spec.tensor.max_moving_free, spec.tensor.max_stationary_free);
     const uint32_t slot_columns =
         std::max<uint32_t>(1, uint32_t(kWeightSlotBytes / isa::size_in_bytes(dtypes.matmul)) / width) * width;
-    device::WeightRing ring(core, kWeightSlots, slot_columns, dtypes.matmul, kWeightClasses);
-    device::PsumRing psum(core, 0, core.psum_banks());
-    device::KernelContext ctx{core, ring, psum, dtypes};
-    const TrainingProgram built = training_step(ctx, program, channel, start, zeros, zeros, step);
+    const TrainingProgram built = training_step(program, dtypes, slot_columns, start, zeros, zeros, step);
     program.set_metadata("kind", kTrainingProgramKind);
     program.set_metadata("task", o.task);
     program.set_metadata("model", o.model_name);

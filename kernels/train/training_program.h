@@ -1,5 +1,6 @@
 // The training program neuron-build bert-train writes (train.bin): one optimizer step of
-// BertForSequenceClassification (task classify) or BertForPreTraining (task pretrain) on one NeuronCore (training_step.h), with the metadata `neuron-sim
+// BertForSequenceClassification (task classify) or BertForPreTraining (task pretrain) on one NeuronCore,
+// as its micro-step and optimizer graphs (training_step.h), with the metadata `neuron-sim
 // train` reads to feed it - what kind of program it is, the model's shape, the micro-batch, the
 // accumulation, the precision and optimizer. Built like the inference program: its own DMA channels,
 // a weight ring and the PSUM banks (kernels/device).

@@ -22,16 +22,41 @@ namespace {
 using builder::View;
 using device::kFp32;
 
-std::string per_micro_step(const char* name, uint32_t micro_step) { return name + ("/" + std::to_string(micro_step)); }
-
-// Ends a phase on every queue of the core: a mark whose label is its number, and the phase's name.
+// Ends a phase on every queue of the core: a mark whose label is its number, and the phase's name
+// (numbered across the program's graphs, so that a label names one mark of one graph).
 struct PhaseMarks {
     builder::CoreBuilder& core;
-    std::vector<std::string> names;
+    std::vector<std::string>& names;
     void end(const char* phase) {
         core.mark(uint32_t(names.size()));
         names.push_back(phase);
     }
+};
+
+// DMA queue classes of every graph: the step's own loads and stores on the first, the weight ring's
+// slots from the third on (as the kernel tests run them), the tensor channels after them.
+constexpr uint32_t kStepClass = 0, kWeightClasses = 2, kWeightSlots = 3;
+
+// One graph's core (ProgramBuilder::begin_graph gives each graph a fresh one): the step's channel and
+// tensor channels, the weight ring and PSUM as one ring of every bank.
+struct GraphCore {
+    GraphCore(builder::ProgramBuilder& program, const device::DtypePlan& dtypes, uint32_t slot_columns)
+        : core(program.core(0)),
+          channel(core.dma_channel("step", kStepClass)),
+          ring(core, kWeightSlots, slot_columns, dtypes.matmul, kWeightClasses),
+          psum(core, 0, core.psum_banks()),
+          ctx{core, ring, psum, dtypes} {
+        std::vector<builder::DmaChannel*> all = {&channel};
+        for (uint32_t i = 1; i < kTensorChannels; ++i)
+            all.push_back(&core.dma_channel(channel.name() + "/" + std::to_string(i), kFirstTensorQueueClass + i - 1));
+        channels = std::make_unique<TensorChannels>(std::move(all));
+    }
+    builder::CoreBuilder& core;
+    builder::DmaChannel& channel;
+    device::WeightRing ring;
+    device::PsumRing psum;
+    KernelContext ctx;
+    std::unique_ptr<TensorChannels> channels;  // the sums', spilled activations' and optimizer's transfers
 };
 
 // Parameter numbers (bert_tensor_slots order): the three tables, the embedding layernorm, 16 per
@@ -56,7 +81,6 @@ struct Shared {
     device::AttentionScratch attention;
     TileSet loss_sum;  // fp32 [1, 1]: the micro-step's loss over its passes
     uint32_t loss_output = 0;
-    std::unique_ptr<TensorChannels> channels;  // the sums', spilled activations' and optimizer's transfers
     std::unique_ptr<GradientSums> sums;
     std::unique_ptr<ActivationSpill> spill;  // null: activations kept on chip
     uint32_t table_chunk_rows = 0;
@@ -72,28 +96,29 @@ public:
     MicroStep(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel, Shared& shared)
         : ctx_(ctx), program_(program), channel_(channel), s_(shared) {}
 
-    void run(uint32_t k) {
+    // `first`: the step's first micro-step, whose first pass stores the gradients into the sums.
+    void run(bool first) {
         const uint32_t rows = s_.micro_batch, seq = s_.shape.seq;
-        input_ids_ = input(input_ids_input(k), {rows, seq}, isa::DType::Int32);
-        token_types_ = input(token_type_ids_input(k), {rows, seq}, isa::DType::Int32);
-        mask_ = input(attention_mask_input(k), {rows, seq}, isa::DType::Int32);
-        labels_ = input(labels_input(k), {rows, 1}, kFp32);
+        input_ids_ = input(kInputIdsInput, {rows, seq}, isa::DType::Int32);
+        token_types_ = input(kTokenTypeIdsInput, {rows, seq}, isa::DType::Int32);
+        mask_ = input(kAttentionMaskInput, {rows, seq}, isa::DType::Int32);
+        labels_ = input(kLabelsInput, {rows, 1}, kFp32);
         if (s_.model.masked_lm) {
             const std::vector<uint64_t> slots = {rows, s_.max_predictions};
-            mlm_positions_ = input(masked_lm_positions_input(k), slots, isa::DType::Int32);
-            mlm_labels_ = input(masked_lm_labels_input(k), slots, isa::DType::Int32);
-            mlm_weights_ = input(masked_lm_weights_input(k), slots, kFp32);
+            mlm_positions_ = input(kMaskedLmPositionsInput, slots, isa::DType::Int32);
+            mlm_labels_ = input(kMaskedLmLabelsInput, slots, isa::DType::Int32);
+            mlm_weights_ = input(kMaskedLmWeightsInput, slots, kFp32);
         }
         const uint64_t mark = ctx_.core.sbuf_mark();
         for (uint32_t j = 0; j < s_.passes; ++j) {
             ctx_.core.sbuf_rewind(mark);
-            s_.sums->set_first(k == 0 && j == 0);
-            pass(k, j);
+            s_.sums->set_first(first && j == 0);
+            pass(j);
         }
     }
 
 private:
-    void pass(uint32_t k, uint32_t j) {
+    void pass(uint32_t j) {
         const uint32_t batch = s_.shape.batch, seq = s_.shape.seq, count = batch * seq, first = j * batch;
         const uint32_t num_labels = uint32_t(s_.model.classifier.backward.rows);
         const isa::DType mm = ctx_.dtypes.matmul;
@@ -104,7 +129,7 @@ private:
         in.shape = s_.shape;
         in.layer_norm_eps = s_.layer_norm_eps;
         in.spill = s_.spill.get();
-        in.dropout = {s_.hidden_dropout, s_.attention_dropout, k, first * seq};
+        in.dropout = {s_.hidden_dropout, s_.attention_dropout, first * seq};
         device::build_attention_mask(ctx_, s_.shape, mask_, first, channel_, s_.staging, s_.attention);
         // The ids again as fp32 columns (the DMA converts), for the one-hot scatter-adds; the labels.
         const TileSet ids = column(input_ids_, isa::DType::Int32, first * seq, count, "input ids/fp32");
@@ -123,7 +148,7 @@ private:
             ctx_.core.tensor_tensor(isa::Engine::Dve, s_.loss_sum.view(0, 0, 1), s_.loss_sum.view(0, 0, 1), loss.view(0, 0, 1),
                                     isa::AluOp::Add);
         if (j + 1 == s_.passes)
-            ctx_.core.dma(channel_, {builder::DmaPiece{builder::dram(builder::dram_rows(s_.loss_output, kFp32, 1, k, 1, 0, 1)),
+            ctx_.core.dma(channel_, {builder::DmaPiece{builder::dram(builder::dram_rows(s_.loss_output, kFp32, 1, 0, 1, 0, 1)),
                                                        s_.loss_sum.view(0, 0, 1)}});
     }
 
@@ -278,21 +303,13 @@ private:
 
 }  // namespace
 
-std::string input_ids_input(uint32_t k) { return per_micro_step("input_ids", k); }
-std::string token_type_ids_input(uint32_t k) { return per_micro_step("token_type_ids", k); }
-std::string attention_mask_input(uint32_t k) { return per_micro_step("attention_mask", k); }
-std::string labels_input(uint32_t k) { return per_micro_step("labels", k); }
-std::string masked_lm_positions_input(uint32_t k) { return per_micro_step("masked_lm_positions", k); }
-std::string masked_lm_labels_input(uint32_t k) { return per_micro_step("masked_lm_labels", k); }
-std::string masked_lm_weights_input(uint32_t k) { return per_micro_step("masked_lm_weights", k); }
 std::string gradient_tensor(const std::string& parameter) { return parameter + "/grad"; }
 std::string m_tensor(const std::string& parameter) { return parameter + "/adam_m"; }
 std::string v_tensor(const std::string& parameter) { return parameter + "/adam_v"; }
 
-TrainingProgram training_step(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel,
-                              const BertWeights& weights, const BertWeights& m, const BertWeights& v,
-                              const TrainingOptions& options) {
-    const BertConfig& c = weights.config;
+namespace {
+
+void check_options(const BertConfig& c, const TrainingOptions& options) {
     if (c.hidden_act != HiddenActivation::GeluErf)
         throw std::invalid_argument("training step: only the erf GELU has a backward here");
     if (options.micro_batch == 0 || options.seq == 0 || options.grad_accum == 0)
@@ -303,20 +320,25 @@ TrainingProgram training_step(KernelContext& ctx, builder::ProgramBuilder& progr
     const uint32_t batch = options.pass_batch ? options.pass_batch : options.micro_batch;
     if (batch > options.micro_batch || options.micro_batch % batch != 0)
         throw std::invalid_argument("training step: the sequences of a pass must divide the micro-batch");
+}
+
+// A micro-step graph: what its micro-steps share (loaded at each execution), then one micro-step.
+void build_micro_step(GraphCore& g, builder::ProgramBuilder& program, const TrainedBert& model, const BertConfig& c,
+                      const TrainingOptions& options, std::vector<std::string>& phase_names, bool first) {
+    KernelContext& ctx = g.ctx;
+    builder::DmaChannel& channel = g.channel;
+    const uint32_t batch = options.pass_batch ? options.pass_batch : options.micro_batch;
     const uint32_t seq = options.seq, count = batch * seq;
     const uint32_t num_labels = uint32_t(c.num_labels);
-    PhaseMarks phases{ctx.core, {}};
+    PhaseMarks phases{ctx.core, phase_names};
     Shared s;
     s.phases = &phases;
-    s.model = load_trained_bert(ctx, program, channel, weights, m, v, options.optimizer_states);
+    s.model = model;
+    load_on_chip_rows(ctx, channel, s.model);
     s.shape = {batch, seq, uint32_t(c.num_attention_heads), uint32_t(c.head_size())};
     s.micro_batch = options.micro_batch;
     s.passes = options.micro_batch / batch;
-    std::vector<builder::DmaChannel*> channels = {&channel};
-    for (uint32_t i = 1; i < kTensorChannels; ++i)
-        channels.push_back(&ctx.core.dma_channel(channel.name() + "/" + std::to_string(i), kFirstTensorQueueClass + i - 1));
-    s.channels = std::make_unique<TensorChannels>(std::move(channels));
-    if (options.spill_activations) s.spill = std::make_unique<ActivationSpill>(program, *s.channels);
+    if (options.spill_activations) s.spill = std::make_unique<ActivationSpill>(program, *g.channels);
     s.layer_norm_eps = float(c.layer_norm_eps);
     s.hidden_dropout = options.hidden_dropout;
     s.attention_dropout = options.attention_dropout;
@@ -336,9 +358,6 @@ TrainingProgram training_step(KernelContext& ctx, builder::ProgramBuilder& progr
     s.position_ids = constant_column("position ids/fp32", positions);
     s.cls_ids = constant_column("cls positions/fp32", cls_positions);
     if (s.model.masked_lm) {
-        if (options.max_predictions == 0 || options.max_predictions > seq)
-            throw std::invalid_argument("training step: pretraining needs 1 to seq masked-LM predictions per sequence");
-        if (options.vocabulary_chunk == 0) throw std::invalid_argument("training step: vocabulary chunks need columns");
         const uint32_t predictions = batch * options.max_predictions;
         s.max_predictions = options.max_predictions;
         s.vocabulary_chunk = std::min(options.vocabulary_chunk, uint32_t(c.vocab_size));
@@ -358,41 +377,54 @@ TrainingProgram training_step(KernelContext& ctx, builder::ProgramBuilder& progr
                                      ctx.partitions(), "row index");
     s.class_row = load_broadcast_row(ctx, channel, add_index_row(program, "class index", num_labels), num_labels,
                                      "class index");
-    const uint32_t scalars = program.add_tensor(kAdamWScalarsInput, isa::TensorRole::Input, kFp32, {1, kAdamWScalars});
-    const builder::Buffer scalar_row = load_broadcast_row(ctx, channel, scalars, kAdamWScalars, "adamw scalars");
     s.attention = device::allocate_attention_scratch(ctx.core, s.shape, ctx.dtypes);
     s.staging = ctx.core.sbuf(uint64_t(count) * 4, "mask staging");
-    s.loss_output = program.add_tensor(kLossOutput, isa::TensorRole::Output, kFp32, {1, options.grad_accum});
+    s.loss_output = program.add_tensor(kLossOutput, isa::TensorRole::Output, kFp32, {1, 1});
     s.loss_sum = device::allocate_tiles(ctx.core, 1, 1, kFp32, "micro-step loss");
     s.table_chunk_rows = options.table_chunk_rows;
-    s.sums = std::make_unique<GradientSums>(ctx, program, *s.channels, s.model.parameters, uint32_t(c.hidden_size));
+    s.sums = std::make_unique<GradientSums>(ctx, program, *g.channels, s.model.parameters, uint32_t(c.hidden_size));
+    MicroStep(ctx, program, channel, s).run(first);
+}
 
-    const uint64_t mark = ctx.core.sbuf_mark();
-    MicroStep micro(ctx, program, channel, s);
-    for (uint32_t k = 0; k < options.grad_accum; ++k) {
-        ctx.core.sbuf_rewind(mark);
-        micro.run(k);
+}  // namespace
+
+TrainingProgram training_step(builder::ProgramBuilder& program, const device::DtypePlan& dtypes,
+                              uint32_t weight_slot_columns, const BertWeights& weights, const BertWeights& m,
+                              const BertWeights& v, const TrainingOptions& options) {
+    const BertConfig& c = weights.config;
+    check_options(c, options);
+    const TrainedBert model = add_trained_bert(program, dtypes, weights, m, v, options.optimizer_states);
+    if (model.masked_lm) {
+        if (options.max_predictions == 0 || options.max_predictions > options.seq)
+            throw std::invalid_argument("training step: pretraining needs 1 to seq masked-LM predictions per sequence");
+        if (options.vocabulary_chunk == 0) throw std::invalid_argument("training step: vocabulary chunks need columns");
     }
-    ctx.core.sbuf_rewind(mark);
+    TrainingProgram result;
+    for (const auto& [graph, first] : {std::pair{kFirstMicroStepGraph, true}, std::pair{kMicroStepGraph, false}}) {
+        if (!first && options.grad_accum == 1) break;
+        program.begin_graph(graph);
+        GraphCore g(program, dtypes, weight_slot_columns);
+        build_micro_step(g, program, model, c, options, result.phase_marks, first);
+    }
 
+    program.begin_graph(kOptimizerGraph);
+    GraphCore g(program, dtypes, weight_slot_columns);
+    const uint32_t scalars = program.add_tensor(kAdamWScalarsInput, isa::TensorRole::Input, kFp32, {1, kAdamWScalars});
     OptimizerStep step;
-    step.parameters = s.model.parameters;
-    step.gradients = s.sums->tensors();
+    step.parameters = model.parameters;
+    step.gradients = GradientSums::add_tensors(program, model.parameters);
     step.states = options.optimizer_states;
     step.micro_steps = options.grad_accum;
     step.max_grad_norm = options.max_grad_norm;
     step.constants = options.constants;
-    step.scalars = scalar_row;
+    step.scalars = load_broadcast_row(g.ctx, g.channel, scalars, kAdamWScalars, "adamw scalars");
     step.chunk_bytes = options.optimizer_chunk_bytes;
-    step.channels = s.channels.get();
+    step.channels = g.channels.get();
     if (options.max_grad_norm > 0)
         step.grad_norm_output = program.add_tensor(kGradNormOutput, isa::TensorRole::Output, kFp32, {1, 1});
-    optimizer_step(ctx, channel, step);
-    phases.end(kOptimizerPhase);
-
-    TrainingProgram result;
-    result.phase_marks = std::move(phases.names);
-    for (const ParameterTensors& p : s.model.parameters) result.parameters.push_back(p.name);
+    optimizer_step(g.ctx, g.channel, step);
+    PhaseMarks{g.core, result.phase_marks}.end(kOptimizerPhase);
+    for (const ParameterTensors& p : model.parameters) result.parameters.push_back(p.name);
     return result;
 }
 

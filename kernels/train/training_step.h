@@ -1,29 +1,35 @@
 // One optimizer step of BertForSequenceClassification (or, given weights with pretraining heads,
-// BertForPreTraining: loss = masked-LM + next-sentence, masked_lm_head.h) as ONE device program on one NeuronCore,
-// executed once per step with that step's micro-batches and learning rate (the BERT script's
-// structure, training.md A2.2):
-//   per micro-step k (grad_accum of them, each reusing the on-chip memory of the one before), in
-//   passes of pass_batch sequences (each reusing the memory of the pass before)
+// BertForPreTraining: loss = masked-LM + next-sentence, masked_lm_head.h) on one NeuronCore, as the
+// graphs torch-neuronx compiles it into (training.md A2.2: the first micro-step, the accumulating
+// micro-step, the optimizer step; isa::Container::graphs), which share the program's tensors:
+//   "first micro-step"  executed once per step, and "micro-step" grad_accum - 1 times (not built for
+//               grad_accum 1): one micro-batch, written by the host before each execution, in passes
+//               of pass_batch sequences (each reusing the memory of the pass before)
 //     forward   training_forward, keeping what the backward reads (on chip, or spilled to device
 //               memory layer by layer: ActivationSpill)
-//     loss      cross_entropy: the micro-batch's mean loss into column k of the loss output
+//     loss      cross_entropy: the micro-batch's mean loss into the loss output
 //     backward  classifier_head_backward, encoder_layer_backward per layer (last to first), the
 //               embedding layernorm's backward and the scatter-adds into the word, position and
 //               token-type tables (embedding_backward)
-//     accumulate  each parameter's gradient added into its fp32 sum in device memory, a block at a
-//               time as the backward makes it (GradientSums)
+//     accumulate  each parameter's gradient into its fp32 sum in device memory, a block at a time as
+//               the backward makes it (GradientSums): the first micro-step's first pass stores it (the
+//               sums need no zeroing: torch's zero_grad(set_to_none) makes the first graph differ the
+//               same way), every other pass adds into it
 //   [all-reduce of the sums between data-parallel cores: not built, its slot is here]
-//   optimizer  optimizer_step: average, clip, AdamW, and the parameters, states and W^T written back
-//              over the ones the next execution reads.
-// The parameters and AdamW's states are Scratch tensors named as Hugging Face names the parameter
+//   "optimizer" executed once per step: optimizer_step: average, clip, AdamW, and the parameters,
+//               states and W^T written back over the ones the next execution reads.
+// Each graph loads what it reads on chip (constants, bias and layernorm rows) at each execution:
+// an execution starts from zero semaphores and assumes nothing of on-chip memory.
+// The parameters and AdamW's states are State tensors named as Hugging Face names the parameter
 // (m and v: "/adam_m", "/adam_v" after it): the runtime loads them once, each execution updates them,
 // and they can be read back (a checkpoint) at any time. Not built: all-reduce.
-// The program marks where each phase ends (CoreBuilder::mark, label = the mark's number), so that a
-// run's step time splits into its phases (TrainingProgram::phase_marks): the inputs and on-chip
-// parameter rows a step loads count as forward, each table chunk's scatter-add as backward and its
-// addition into the sums as accumulation; where engines overlap two phases, the later mark takes the
-// overlap. The other gradients are added into their sums while the backward runs (block by block,
-// overlapping it), so their accumulation counts as backward.
+// The graphs mark where each phase ends (CoreBuilder::mark, label = the mark's number, counted
+// across the graphs), so that an execution's time splits into its phases
+// (TrainingProgram::phase_marks): the inputs and on-chip parameter rows a micro-step loads count as
+// forward, each table chunk's scatter-add as backward and its addition into the sums as
+// accumulation; where engines overlap two phases, the later mark takes the overlap. The other
+// gradients are added into their sums while the backward runs (block by block, overlapping it), so
+// their accumulation counts as backward.
 #pragma once
 
 #include "bert/bert_weights.h"
@@ -59,21 +65,27 @@ struct TrainingOptions {
     uint32_t dropout_seed = 0;
 };
 
-// The tensors the host writes before each execution: per micro-step k, int32 [micro_batch, seq]
-// ids, token types and attention mask and the fp32 [micro_batch, 1] labels; and the step's AdamW
-// scalars (fp32 [1, kAdamWScalars], adamw_step_scalars). What it reads after: the loss.
-std::string input_ids_input(uint32_t micro_step);
-std::string token_type_ids_input(uint32_t micro_step);
-std::string attention_mask_input(uint32_t micro_step);
-std::string labels_input(uint32_t micro_step);  // pretraining: the next-sentence label (0: is next, 1: random)
-// Pretraining, per micro-step k: int32 [micro_batch, max_predictions] positions (in the sequence) and
-// token ids of the masked-LM predictions (-1: an unused slot), and their fp32 weights (each one's share
-// of the micro-step's masked-LM loss: 1 / the micro-batch's predictions, 0 for an unused slot).
-std::string masked_lm_positions_input(uint32_t micro_step);
-std::string masked_lm_labels_input(uint32_t micro_step);
-std::string masked_lm_weights_input(uint32_t micro_step);
+// The graphs of a training program, in the order an optimizer step executes them.
+inline constexpr const char* kFirstMicroStepGraph = "first micro-step";
+inline constexpr const char* kMicroStepGraph = "micro-step";
+inline constexpr const char* kOptimizerGraph = "optimizer";
+
+// The tensors the host writes before each micro-step execution: int32 [micro_batch, seq] ids, token
+// types and attention mask and the fp32 [micro_batch, 1] labels (pretraining: the next-sentence
+// label, 0: is next, 1: random); pretraining, int32 [micro_batch, max_predictions] positions (in the
+// sequence) and token ids of the masked-LM predictions (-1: an unused slot), and their fp32 weights
+// (each one's share of the micro-step's masked-LM loss: 1 / the micro-batch's predictions, 0 for an
+// unused slot). What it reads after: the micro-step's loss. Before the optimizer's execution: the
+// step's AdamW scalars (fp32 [1, kAdamWScalars], adamw_step_scalars); after it, the gradient norm.
+inline constexpr const char* kInputIdsInput = "input_ids";
+inline constexpr const char* kTokenTypeIdsInput = "token_type_ids";
+inline constexpr const char* kAttentionMaskInput = "attention_mask";
+inline constexpr const char* kLabelsInput = "labels";
+inline constexpr const char* kMaskedLmPositionsInput = "masked_lm_positions";
+inline constexpr const char* kMaskedLmLabelsInput = "masked_lm_labels";
+inline constexpr const char* kMaskedLmWeightsInput = "masked_lm_weights";
 inline constexpr const char* kAdamWScalarsInput = "adamw scalars";
-inline constexpr const char* kLossOutput = "loss";  // fp32 [1, grad_accum]: each micro-step's (pretraining: MLM + NSP)
+inline constexpr const char* kLossOutput = "loss";  // fp32 [1, 1]: the micro-step's (pretraining: MLM + NSP)
 inline constexpr const char* kGradNormOutput = "grad norm";   // fp32 [1, 1], when clipping
 // A parameter's gradient summed over the step's micro-steps (fp32 Scratch, not averaged or clipped),
 // and its AdamW states (Scratch, in the states' dtype).
@@ -96,16 +108,17 @@ struct TrainingProgram {
 };
 
 // The step's transfers of gradient sums, spilled activations and optimizer tensors are spread over
-// `channel` and kTensorChannels - 1 more channels the step opens on queue classes
-// kFirstTensorQueueClass on (class 0 and the weight ring's 2..4 are the caller's: KernelHarness,
-// build_training_program), each tensor's on one of them (TensorChannels).
+// the step's channel (queue class 0) and kTensorChannels - 1 more channels on queue classes
+// kFirstTensorQueueClass on (class 0 and the weight ring's 2..4 are the step's own), each tensor's on
+// one of them (TensorChannels).
 inline constexpr uint32_t kTensorChannels = 4, kFirstTensorQueueClass = 5;
 
 // weights, m, v: the parameters and AdamW's states to start from (weights with embeddings, erf
-// GELU). Tensors go into `program`, loads and stores over `channel` (and the tensor channels). std::invalid_argument for a
-// model or options the program cannot train.
-TrainingProgram training_step(KernelContext& ctx, builder::ProgramBuilder& program, builder::DmaChannel& channel,
-                              const BertWeights& weights, const BertWeights& m, const BertWeights& v,
-                              const TrainingOptions& options);
+// GELU). The graphs go into `program` (ProgramBuilder::begin_graph: its core 0, which must have
+// emitted nothing yet), each with a weight ring of slots `weight_slot_columns` wide. std::invalid_argument
+// for a model or options the program cannot train.
+TrainingProgram training_step(builder::ProgramBuilder& program, const device::DtypePlan& dtypes,
+                              uint32_t weight_slot_columns, const BertWeights& weights, const BertWeights& m,
+                              const BertWeights& v, const TrainingOptions& options);
 
 }  // namespace nsim::kernels::train

@@ -14,8 +14,10 @@ EngineRun::EngineRun(Platform& p, const isa::Container& c, const ProgramPlacemen
     if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
         throw std::logic_error("the engines count picoseconds: SystemC's time resolution must be 1 ps");
     dma_overhead_ps = to_ps(cost.dma_overhead_seconds());
+    if (options.graph >= program.graph_count())
+        throw RunError(fmt::format("graph {} is not in the program (its graphs: {})", options.graph, program.graph_list()));
     if (!placement.code.empty()) {
-        fetched = fetch_streams(program, placement, platform);
+        fetched = fetch_streams(program, placement, platform, options.graph);
         streams = &fetched;
     }
     const config::NeuronCoreSpec& spec = p.spec().chip.core;
@@ -41,7 +43,7 @@ EngineRun::EngineRun(Platform& p, const isa::Container& c, const ProgramPlacemen
         cores.push_back(std::move(core));
     }
     for (const isa::InstructionStream& s : *streams) {
-        if (s.instructions.empty()) continue;
+        if (s.instructions.empty() || s.graph != options.graph) continue;
         if (s.core >= cores.size())
             throw RunError(fmt::format("{}: the program has only {} cores", isa::describe(s), cores.size()));
         if (!cost.has_engine(s.engine))

@@ -54,6 +54,7 @@ struct ExecutionOptions {
     bool functional = false;  // compute real values; off: timing only, no data is touched
     bool trace = false;       // record one slice per instruction (trace())
     uint32_t iterations = 1;  // run the program this many times back to back, semaphores reset between
+    uint32_t graph = 0;       // the program's graph to run (isa::Container::graphs; 0: the only one, or the first)
     // Called every so many simulation events of run() with the instructions issued so far and the
     // run's total (all iterations), so that a tool can show how far one long execution has got.
     std::function<void(uint64_t issued, uint64_t total)> progress;

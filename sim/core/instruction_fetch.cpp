@@ -54,7 +54,7 @@ void validate_fetched(const isa::Container& program, const std::vector<isa::Inst
 }  // namespace
 
 std::vector<isa::InstructionStream> fetch_streams(const isa::Container& program, const ProgramPlacement& placement,
-                                                  Platform& platform) {
+                                                  Platform& platform, uint32_t graph) {
     std::vector<const StreamCode*> code_of(program.streams.size(), nullptr);
     for (const StreamCode& code : placement.code) code_of.at(code.stream) = &code;
     std::vector<isa::InstructionStream> streams;
@@ -62,11 +62,11 @@ std::vector<isa::InstructionStream> fetch_streams(const isa::Container& program,
     bool differs = false;
     for (size_t i = 0; i < program.streams.size(); ++i) {
         const isa::InstructionStream& loaded = program.streams[i];
-        if (!code_of[i]) {
+        if (!code_of[i] || loaded.graph != graph) {
             streams.push_back(loaded);
             continue;
         }
-        isa::InstructionStream stream{loaded.core, loaded.engine, loaded.queue, {}, loaded.section};
+        isa::InstructionStream stream{loaded.core, loaded.engine, loaded.queue, {}, loaded.section, loaded.graph};
         stream.instructions = fetch_code(loaded, *code_of[i], platform);
         differs = differs || stream.instructions != loaded.instructions;
         streams.push_back(std::move(stream));

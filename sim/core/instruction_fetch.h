@@ -20,7 +20,8 @@ namespace nsim::sim::core {
 // the placement has no code for keeps the program's instructions (`neuron-sim run` of a bare program
 // places no code). Code that no longer decodes, or that differs from the loaded program and breaks
 // the generation's limits (something overwrote it), is a RunError naming the stream and the address.
+// Only the streams of graph `graph` (isa::Container::graphs) are fetched: the others keep the program's.
 std::vector<isa::InstructionStream> fetch_streams(const isa::Container& program, const ProgramPlacement& placement,
-                                                  Platform& platform);
+                                                  Platform& platform, uint32_t graph = 0);
 
 }  // namespace nsim::sim::core

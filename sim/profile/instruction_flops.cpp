@@ -36,10 +36,10 @@ FlopCount CoreFlops::hardware() const {
     return sum;
 }
 
-std::vector<CoreFlops> flops_per_core(const isa::Container& program, const config::NeuronCoreSpec* spec) {
+std::vector<CoreFlops> flops_per_core(const isa::Container& program, const config::NeuronCoreSpec* spec, uint32_t graph) {
     std::vector<CoreFlops> flops(program.cores_needed);
     for (const isa::InstructionStream& stream : program.streams) {
-        if (stream.core >= flops.size() || stream.engine != isa::Engine::Pe) continue;
+        if (stream.core >= flops.size() || stream.engine != isa::Engine::Pe || stream.graph != graph) continue;
         for (const isa::Instruction& instruction : stream.instructions) {
             if (instruction.opcode == isa::Opcode::Matmul) {
                 namespace F = isa::fields::Matmul;

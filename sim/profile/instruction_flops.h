@@ -35,6 +35,8 @@ struct CoreFlops {
 
 // One execution's work, by program core (program.cores_needed entries). Without `spec` (no chip at
 // hand), peak_seconds stay 0.
-std::vector<CoreFlops> flops_per_core(const isa::Container& program, const config::NeuronCoreSpec* spec = nullptr);
+// Of one execution of graph `graph` (isa::Container::graphs; a program without names has only graph 0).
+std::vector<CoreFlops> flops_per_core(const isa::Container& program, const config::NeuronCoreSpec* spec = nullptr,
+                                      uint32_t graph = 0);
 
 }  // namespace nsim::sim::profile

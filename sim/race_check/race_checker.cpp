@@ -46,18 +46,21 @@ std::vector<Finding> overlapping_tensors(const isa::Container& program) {
     return findings;
 }
 
-// One core: its queues visited in a semaphore-consistent order, each access checked against the shadow.
+// One core of one graph: its queues visited in a semaphore-consistent order, each access checked
+// against the shadow. `written_before`: by tensor, whether an earlier graph wrote it.
 class CoreChecker {
 public:
-    CoreChecker(const isa::Container& program, uint32_t core) : program_(program), core_(core) {
+    CoreChecker(const isa::Container& program, uint32_t graph, uint32_t core, const std::vector<bool>& written_before)
+        : program_(program), core_(core) {
         for (const isa::InstructionStream& s : program.streams)
-            if (s.core == core) queues_.push_back(&s);
+            if (s.core == core && s.graph == graph) queues_.push_back(&s);
         for (int s = 0; s < 4; ++s) shadows_.emplace_back(queues_.size());
         // What the host put in device and host memory before the execution: inputs, weights, state (a
         // timing-only program leaves its contents out, but the host's are there), and initialised scratch.
-        for (const isa::TensorInfo& t : program.tensors) {
+        for (size_t i = 0; i < program.tensors.size(); ++i) {
+            const isa::TensorInfo& t = program.tensors[i];
             const bool from_host = t.role == isa::TensorRole::Input || t.role == isa::TensorRole::Weight ||
-                                   t.role == isa::TensorRole::State || !t.data.empty();
+                                   t.role == isa::TensorRole::State || !t.data.empty() || written_before[i];
             if (!from_host) continue;
             auto& shadow = shadows_[size_t(t.location == isa::TensorLocation::Host ? AddressSpace::Host : AddressSpace::Device)];
             shadow.update({t.offset, t.offset + t.size_bytes()}, [](ByteState& b) { b.written = true; });
@@ -186,9 +189,27 @@ std::string InstructionRef::text() const {
 
 std::vector<Finding> check(const isa::Container& program) {
     std::vector<Finding> findings = overlapping_tensors(program);
-    std::set<uint32_t> cores;
-    for (const isa::InstructionStream& s : program.streams) cores.insert(s.core);
-    for (uint32_t core : cores) CoreChecker(program, core).run(&findings);
+    // A program of several graphs: each checked alone, in index order (the order a training step runs
+    // them), from the device and host memory the graphs before it wrote (a whole tensor at a time).
+    std::vector<bool> written(program.tensors.size(), false);
+    for (uint32_t graph = 0; graph < program.graph_count(); ++graph) {
+        std::set<uint32_t> cores;
+        for (const isa::InstructionStream& s : program.streams)
+            if (s.graph == graph) cores.insert(s.core);
+        for (uint32_t core : cores) CoreChecker(program, graph, core, written).run(&findings);
+        for (const isa::InstructionStream& s : program.streams) {
+            if (s.graph != graph) continue;
+            for (const isa::Instruction& inst : s.instructions) {
+                const isa::OpcodeInfo& op = isa::info(inst.opcode);
+                for (size_t f = 0; f < op.field_count; ++f) {
+                    if (op.fields[f].kind != isa::FieldKind::AccessPattern || op.fields[f].access != isa::FieldAccess::Write) continue;
+                    const isa::AccessPattern& ap = inst.ap(f);
+                    if ((ap.space == isa::MemorySpace::Dram || ap.space == isa::MemorySpace::Host) && ap.tensor < written.size())
+                        written[ap.tensor] = true;
+                }
+            }
+        }
+    }
     return findings;
 }
 

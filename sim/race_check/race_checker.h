@@ -1,7 +1,8 @@
 // A program checked for what the hardware would not tell its author: two engine queues touching the
 // same SBUF, PSUM, device- or host-memory bytes, at least one writing, with no semaphore chain ordering
 // them (happens_before.h); reads of bytes nothing wrote before them; tensors placed over each other;
-// waits no order of the queues can satisfy. Per core: cores order each other through collectives and
+// waits no order of the queues can satisfy. Per graph (isa::Container::graphs, in index order) and per
+// core: cores order each other through collectives and
 // barriers, which this does not follow, so device memory shared between cores is checked per core.
 //
 // Found with FastTrack's method (the last write and the last read per queue of every byte, checked

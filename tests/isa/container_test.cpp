@@ -68,9 +68,9 @@ TEST_F(ContainerReader, WrongMagic) {
 }
 
 TEST_F(ContainerReader, WrongVersion) {
-    put(bytes, 8, 3, 4);
+    put(bytes, 8, 4, 4);
     refresh_checksums(bytes);
-    EXPECT_EQ(read_error(bytes), "header: format version 3 is not supported (this reader reads versions 1 to 2)");
+    EXPECT_EQ(read_error(bytes), "header: format version 4 is not supported (this reader reads versions 1 to 3)");
 }
 
 TEST_F(ContainerReader, BadHeaderChecksum) {

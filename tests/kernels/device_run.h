@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -59,9 +60,13 @@ struct DeviceRun {
         return builder::decode_values(bytes.data(), bytes.size() / isa::size_in_bytes(t.dtype), t.dtype);
     }
 
-    sim::core::RunStatistics run(bool functional = true) {
+    // One execution of graph `graph` (isa::Container::graphs; "": the only one).
+    sim::core::RunStatistics run(bool functional = true, const std::string& graph = "") {
         sim::core::ExecutionOptions o;
         o.functional = functional;
+        const std::optional<uint32_t> index = program.graph_index(graph);
+        if (!index) throw std::invalid_argument("no graph " + graph);
+        o.graph = *index;
         sim::core::EngineScheduler engines(*platform, program, placement, o);
         return engines.run();
     }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <tuple>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -147,7 +148,7 @@ TEST(TrainCli, TimingRunPrintsTheLogLinePerStepAndTheReport) {
     EXPECT_EQ(rates[0], 0.0);            // warmup from 0
     EXPECT_NEAR(rates[1], 2e-5, 1e-12);  // the peak after one warmup step
     EXPECT_NEAR(rates[2], 1e-5, 1e-12);  // then linear decay to 0 at the last step
-    for (const char* part : {"throughput", "MFU", "device memory", "last step on the engines"})
+    for (const char* part : {"throughput", "MFU", "device memory", "step composition", "micro-step on the engines"})
         EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
 }
 
@@ -250,6 +251,44 @@ TEST(TrainCli, DropoutIsOnByDefaultAndDisableDropoutTurnsItOff) {
             << r.out;
         EXPECT_EQ(isa::read_container(isa::read_file(out)).metadata_value("dropout"), disabled ? "off" : "hidden 0.1 attention 0.1 seed 5");
     }
+}
+
+// A step is its graphs' executions (training_step.h): the first micro-step once, the accumulating
+// micro-step grad_accum - 1 times, the optimizer once. A timing run simulates the first two
+// micro-steps and counts the third at the second's time, and says so; the step's time is exactly
+// that sum, and the counted execution is what simulating it gives: a functional run, which
+// simulates every micro-step, times the accumulating one the same.
+TEST(TrainCli, TimingRunComposesTheStepFromTheSimulatedMicroSteps) {
+    ScratchDir dir;
+    const fs::path program = build_program(dir.path(), "--micro-batch 2 --grad-accum 3 --dtype bf16");
+    const auto r = run_command(train(program, "--steps 1 --json"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    const nlohmann::json& c = j["step_composition"];
+    EXPECT_EQ(c["formula"], "first micro-step + 2 x micro-step + optimizer");
+    ASSERT_EQ(c["graphs"].size(), 3u) << c.dump();
+    const std::vector<std::tuple<std::string, uint32_t, uint32_t>> want = {
+        {"first micro-step", 1, 1}, {"micro-step", 2, 1}, {"optimizer", 1, 1}};
+    double total = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+        const nlohmann::json& g = c["graphs"][i];
+        EXPECT_EQ(g["graph"], std::get<0>(want[i]));
+        EXPECT_EQ(g["executions"], std::get<1>(want[i]));
+        EXPECT_EQ(g["simulated"], std::get<2>(want[i]));
+        EXPECT_GT(g["device_s"].get<double>(), 0);
+        total += g["executions"].get<double>() * g["device_s"].get<double>();
+    }
+    const double step = j["step_device_s"].get<double>();
+    EXPECT_NEAR(step, total, 1e-12 * step);
+    const auto functional = run_command(train(program, "--steps 1 --json --functional --data " +
+                                                       write_mrpc_pairs(dir.path(), 6).string()));
+    ASSERT_EQ(functional.exit_code, 0) << functional.err;
+    const nlohmann::json functional_report = nlohmann::json::parse(functional.out);
+    const nlohmann::json& every = functional_report["step_composition"]["graphs"];
+    EXPECT_EQ(every[1]["simulated"], 2);
+    EXPECT_EQ(every[1]["device_s"].get<double>(), c["graphs"][1]["device_s"].get<double>());
+    const auto text = run_command(train(program, "--steps 1"));
+    EXPECT_NE(text.out.find("1 simulated, the other 1 counted at its time"), std::string::npos) << text.out;
 }
 
 TEST(TrainCli, UserErrorsAreOneLine) {

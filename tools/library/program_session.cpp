@@ -122,7 +122,11 @@ double Session::host_embedding_s(uint32_t sequences) const {
     return bytes / spec().instance.host_copy_bytes_per_s;
 }
 
-ExecutionTiming Session::execute(uint32_t real_sequences) {
+ExecutionTiming Session::execute(uint32_t real_sequences) { return execute(real_sequences, ""); }
+
+ExecutionTiming Session::execute_graph(const std::string& graph) { return execute(UINT32_MAX, graph); }
+
+ExecutionTiming Session::execute(uint32_t real_sequences, const std::string& graph) {
     ExecutionTiming timing;
     // Each copy's batch is embedded by its own host thread, concurrently (serve's model of workers,
     // one per copy): the execution waits for the fullest copy's batch.
@@ -140,7 +144,7 @@ ExecutionTiming Session::execute(uint32_t real_sequences) {
     if (timing.host_embedding_s > 0)
         trace.slice(runtime::HostTrack::Application, "host embedding",
                     call_ps - std::min(call_ps, uint64_t(std::llround(timing.host_embedding_s * 1e12))), call_ps);
-    if (rt.execute(model_, inputs, &outputs) != runtime::NrtStatus::Success) {
+    if (rt.execute(model_, graph, inputs, &outputs) != runtime::NrtStatus::Success) {
         const std::string& report = model_->last_result.report;
         throw Error(rt.last_error() + (report.empty() ? "" : "\n" + report));
     }

@@ -74,6 +74,9 @@ public:
 
     // One execution; `real_sequences` (default: all) is how many rows the host embeds.
     ExecutionTiming execute(uint32_t real_sequences = UINT32_MAX);
+    // One execution of the program's graph `graph` (isa::Container::graphs: a training program's
+    // micro-step or optimizer); Error (one line naming the program's graphs) when it has none of that name.
+    ExecutionTiming execute_graph(const std::string& graph);
 
     // The runtime and driver underneath (tests look at the driver's queues).
     runtime::Runtime& runtime() { return instance_.runtime(); }
@@ -85,6 +88,7 @@ public:
 
 private:
     void release();   // frees the tensors and unloads the program (once)
+    ExecutionTiming execute(uint32_t real_sequences, const std::string& graph);
 
     Instance& instance_;
     bool functional_;

@@ -12,8 +12,14 @@ std::vector<StepPhaseTime> step_breakdown(const std::vector<std::string>& phase_
     const uint32_t last = uint32_t(stats.iteration_s.size() - 1);
     // When the last queue (of every core) passed each mark.
     std::vector<double> passed(phase_marks.size(), 0.0);
+    size_t last_reached = phase_marks.size() - 1;  // the phase the time after the marks goes to
+    bool reached = false;
     for (const sim::core::MarkTime& m : stats.marks)
-        if (m.iteration == last && m.label < passed.size()) passed[m.label] = std::max(passed[m.label], m.time_s);
+        if (m.iteration == last && m.label < passed.size()) {
+            passed[m.label] = std::max(passed[m.label], m.time_s);
+            last_reached = reached ? std::max<size_t>(last_reached, m.label) : m.label;
+            reached = true;
+        }
     std::vector<StepPhaseTime> parts;
     for (const char* phase : kernels::train::kStepPhases) parts.push_back({phase, 0.0});
     auto part = [&](const std::string& phase) -> double& {
@@ -28,7 +34,7 @@ std::vector<StepPhaseTime> step_breakdown(const std::vector<std::string>& phase_
         part(phase_marks[b]) += at - before;
         before = at;
     }
-    part(phase_marks.back()) += std::max(0.0, stats.iteration_s.back() - before);
+    part(phase_marks[last_reached]) += std::max(0.0, stats.iteration_s.back() - before);
     return parts;
 }
 

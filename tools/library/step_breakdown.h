@@ -3,7 +3,8 @@
 // (kernels/train/training_step.h, the mark instruction of opcodes.def) and the simulator records when
 // each queue reached each mark (RunStatistics::marks). The phase ending at mark b lasted from the
 // moment the last queue passed mark b-1 (the iteration's start, for the first) to the moment the last
-// one passed mark b; what follows the last mark counts for the last phase. So the parts are never
+// one passed mark b; what follows the last mark the run reached counts for that mark's phase (a
+// program of several graphs numbers its marks across them, and one execution runs one graph). So the parts are never
 // negative and sum to the step's engine time; where engines overlap two phases, the later mark takes
 // the overlap (as a profiler's phase boundaries do).
 #pragma once

@@ -29,6 +29,25 @@ TrainingMemory memory_of(const isa::Container& program, const config::HostSpec& 
 
 double mib(uint64_t bytes) { return double(bytes) / (1 << 20); }
 
+// "first micro-step + 31 x micro-step + optimizer"
+std::string composition_formula(const std::vector<GraphExecutions>& graphs) {
+    std::string formula;
+    for (const GraphExecutions& g : graphs)
+        formula += (formula.empty() ? "" : " + ") + (g.count == 1 ? g.graph : fmt::format("{} x {}", g.count, g.graph));
+    return formula;
+}
+
+nlohmann::json composition_json(const TrainingReport& r) {
+    nlohmann::json graphs = nlohmann::json::array();
+    for (const GraphExecutions& g : r.last_step) {
+        nlohmann::json phases = nlohmann::json::object();
+        for (const StepPhaseTime& p : g.phases) phases[p.phase] = p.seconds;
+        graphs.push_back({{"graph", g.graph}, {"executions", g.count}, {"simulated", g.simulated},
+                          {"device_s", g.device_s}, {"runtime_call_s", g.runtime_call_s}, {"breakdown_s", phases}});
+    }
+    return {{"formula", composition_formula(r.last_step)}, {"graphs", graphs}};
+}
+
 }  // namespace
 
 TrainingReport training_report(const Session& session, const TrainingShape& shape,
@@ -41,11 +60,10 @@ TrainingReport training_report(const Session& session, const TrainingShape& shap
     r.shape = shape;
     r.functional = functional;
     r.steps = steps;
-    const std::vector<std::string> phase_marks = kernels::train::step_phase_marks(program);
     for (const TrainingStepResult& s : steps) {
         r.step_device_s += s.device_s / steps.size();
         r.step_s += s.step_s / steps.size();
-        const std::vector<StepPhaseTime> parts = step_breakdown(phase_marks, s.timing.engines);
+        const std::vector<StepPhaseTime>& parts = s.breakdown;
         if (r.breakdown.empty()) r.breakdown.assign(parts.size(), {});
         for (size_t i = 0; i < parts.size() && i < r.breakdown.size(); ++i) {
             r.breakdown[i].phase = parts[i].phase;
@@ -60,7 +78,11 @@ TrainingReport training_report(const Session& session, const TrainingShape& shap
     r.peak_flops = peak == peaks.end() ? 0 : peak->second;
     r.mfu = r.peak_flops > 0 ? r.throughput_per_s * r.flops_per_sequence / r.peak_flops : 0;
     r.memory = memory_of(program, session.spec());
-    if (!steps.empty()) r.last = steps.back().timing;
+    if (!steps.empty()) {
+        r.last_step = steps.back().executions;
+        for (const GraphExecutions& g : r.last_step)
+            if (g.graph != kernels::train::kOptimizerGraph) r.last = g.last;
+    }
     return r;
 }
 
@@ -97,6 +119,7 @@ nlohmann::json training_report_json(const TrainingReport& r) {
               {"activations", r.memory.activations},
               {"other", r.memory.other},
               {"core_share", r.memory.core_share}}},
+            {"step_composition", composition_json(r)},
             {"last_step_engines", sim::core::report_json(r.last.engines)}};
 }
 
@@ -114,6 +137,13 @@ std::string training_report_text(const TrainingReport& r) {
         out += fmt::format("  {:<16} {:10.3f} ms  {:5.1f} %{}\n", p.phase, p.seconds * 1e3,
                            r.step_device_s > 0 ? 100 * p.seconds / r.step_device_s : 0.0,
                            p.phase == kernels::train::kAllReducePhase && p.seconds == 0 ? "  (one core: none)" : "");
+    if (!r.last_step.empty()) {
+        out += fmt::format("step composition   {} (engines, per execution; the last step)\n", composition_formula(r.last_step));
+        for (const GraphExecutions& g : r.last_step)
+            out += fmt::format("  {:<16} {:10.3f} ms  x {} = {:.3f} ms; {} simulated{}\n", g.graph, g.device_s * 1e3, g.count,
+                               g.count * g.device_s * 1e3, g.simulated,
+                               g.simulated < g.count ? fmt::format(", the other {} counted at its time", g.count - g.simulated) : "");
+    }
     out += fmt::format("throughput         {:10.2f} sequences/s\n", r.throughput_per_s);
     out += fmt::format("MFU                {:10.2f} %  ({:.3g} FLOP per sequence, peak {:.3g} FLOP/s per core in {})\n",
                        r.mfu * 100, r.flops_per_sequence, r.peak_flops, r.dtype);
@@ -129,7 +159,7 @@ std::string training_report_text(const TrainingReport& r) {
                ? fmt::format("activations        spilled to device memory layer by layer; the micro-batch in passes of {} "
                              "sequence(s)\n", m.sequences_per_pass)
                : std::string("activations        kept on chip\n");
-    out += "\nlast step on the engines:\n" + sim::core::report_text(r.last.engines);
+    out += "\nthe last step's last simulated micro-step on the engines:\n" + sim::core::report_text(r.last.engines);
     return out;
 }
 

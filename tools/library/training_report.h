@@ -3,7 +3,8 @@
 // second, the step time split into forward, backward, accumulation, all-reduce and optimizer
 // (step_breakdown.h), MFU as the BERT script computes it (training.md A2.2: flops per sequence 12 L H S (6 H + S)
 // over the core's peak for the program's dtype, configs/), the last step's engines, and the program's
-// device memory by kind against the core's share of its device's memory. One struct; the text and
+// device memory by kind against the core's share of its device's memory, and how a step's time is
+// composed of its graphs' executions (which were simulated, training_run.h). One struct; the text and
 // the JSON object are printed from it.
 #pragma once
 
@@ -41,7 +42,9 @@ struct TrainingReport {
     double peak_flops = 0;         // one core, the program's dtype
     double mfu = 0;                // model FLOPs per second over the peak
     TrainingMemory memory;
-    ExecutionTiming last;
+    // How the last step was simulated: its graphs' executions (how many, how many simulated, one's time).
+    std::vector<GraphExecutions> last_step;
+    ExecutionTiming last;          // the last step's last simulated micro-step, engines included
 };
 
 TrainingReport training_report(const Session& session, const TrainingShape& shape,

@@ -65,40 +65,73 @@ TrainingShape training_shape(const isa::Container& program, const std::string& f
 }
 
 TrainingRun::TrainingRun(Session& session, const TrainingShape& shape, const TrainingSchedule& schedule, TrainingData data)
-    : session_(session), shape_(shape), schedule_(schedule), data_(std::move(data)) {}
+    : session_(session), shape_(shape), schedule_(schedule), data_(std::move(data)),
+      phase_marks_(kernels::train::step_phase_marks(session.program())) {}
 
-void TrainingRun::write_micro_batch(uint32_t k, size_t batch) {
+void TrainingRun::write_micro_batch(size_t batch) {
+    namespace train = kernels::train;
     const kernels::PretrainingBatch* p = data_.pretraining.empty() ? nullptr : &data_.pretraining[batch];
     const kernels::TokenBatch& t = p ? p->tokens : data_.batches[batch].tokens;
-    write_values(session_, kernels::train::input_ids_input(k), floats(t.input_ids), isa::DType::Int32);
-    write_values(session_, kernels::train::token_type_ids_input(k), floats(t.token_type_ids), isa::DType::Int32);
-    write_values(session_, kernels::train::attention_mask_input(k), floats(t.attention_mask), isa::DType::Int32);
-    write_values(session_, kernels::train::labels_input(k), floats(p ? p->next_sentence : data_.labels[batch]), isa::DType::Fp32);
+    write_values(session_, train::kInputIdsInput, floats(t.input_ids), isa::DType::Int32);
+    write_values(session_, train::kTokenTypeIdsInput, floats(t.token_type_ids), isa::DType::Int32);
+    write_values(session_, train::kAttentionMaskInput, floats(t.attention_mask), isa::DType::Int32);
+    write_values(session_, train::kLabelsInput, floats(p ? p->next_sentence : data_.labels[batch]), isa::DType::Fp32);
     if (!p) return;
-    write_values(session_, kernels::train::masked_lm_positions_input(k), floats(p->positions), isa::DType::Int32);
-    write_values(session_, kernels::train::masked_lm_labels_input(k), floats(p->labels), isa::DType::Int32);
-    write_values(session_, kernels::train::masked_lm_weights_input(k), p->weights, isa::DType::Fp32);
+    write_values(session_, train::kMaskedLmPositionsInput, floats(p->positions), isa::DType::Int32);
+    write_values(session_, train::kMaskedLmLabelsInput, floats(p->labels), isa::DType::Int32);
+    write_values(session_, train::kMaskedLmWeightsInput, p->weights, isa::DType::Fp32);
+}
+
+void TrainingRun::execute(const std::string& graph, bool simulate, GraphExecutions& into) {
+    into.graph = graph;
+    ++into.count;
+    if (!simulate) return;
+    const ExecutionTiming timing = session_.execute_graph(graph);
+    const double n = ++into.simulated;
+    into.device_s += (timing.device_s - into.device_s) / n;
+    into.runtime_call_s += (timing.runtime_call_s - into.runtime_call_s) / n;
+    const std::vector<StepPhaseTime> phases = step_breakdown(phase_marks_, timing.engines);
+    if (into.phases.empty()) into.phases.assign(phases.size(), {});
+    for (size_t i = 0; i < phases.size() && i < into.phases.size(); ++i) {
+        into.phases[i].phase = phases[i].phase;
+        into.phases[i].seconds += (phases[i].seconds - into.phases[i].seconds) / n;
+    }
+    into.last = timing;
 }
 
 TrainingStepResult TrainingRun::step() {
+    namespace train = kernels::train;
     TrainingStepResult r;
     r.step = ++step_;
     r.learning_rate = scheduled_learning_rate(schedule_, r.step);
-    if (data_.micro_batches() > 0)
-        for (uint32_t k = 0; k < shape_.grad_accum; ++k) {
-            write_micro_batch(k, next_batch_);
+    GraphExecutions first, later, optimizer;
+    for (uint32_t k = 0; k < shape_.grad_accum; ++k) {
+        // Timing only: the first and the second micro-step are simulated, the rest take the second's time.
+        const bool simulate = session_.functional() || k < 2;
+        if (simulate && data_.micro_batches() > 0) {
+            write_micro_batch(next_batch_);
             next_batch_ = (next_batch_ + 1) % data_.micro_batches();
         }
-    write_values(session_, kernels::train::kAdamWScalarsInput,
-                 kernels::train::adamw_step_scalars(r.learning_rate, schedule_.weight_decay, shape_.beta1, shape_.beta2, r.step),
-                 isa::DType::Fp32);
-    const ExecutionTiming timing = session_.execute();
-    r.timing = timing;
-    r.device_s = timing.device_s;
-    r.step_s = timing.runtime_call_s;
-    for (uint32_t k = 0; k < shape_.grad_accum; ++k) r.loss += read_float(session_, kernels::train::kLossOutput, k);
+        execute(k == 0 ? train::kFirstMicroStepGraph : train::kMicroStepGraph, simulate, k == 0 ? first : later);
+        if (simulate) r.loss += read_float(session_, train::kLossOutput, 0);
+    }
     r.loss /= shape_.grad_accum;
-    if (shape_.clips) r.grad_norm = read_float(session_, kernels::train::kGradNormOutput, 0);
+    write_values(session_, train::kAdamWScalarsInput,
+                 train::adamw_step_scalars(r.learning_rate, schedule_.weight_decay, shape_.beta1, shape_.beta2, r.step),
+                 isa::DType::Fp32);
+    execute(train::kOptimizerGraph, true, optimizer);
+    if (shape_.clips) r.grad_norm = read_float(session_, train::kGradNormOutput, 0);
+    for (GraphExecutions* g : {&first, &later, &optimizer}) {
+        if (g->count == 0) continue;
+        r.device_s += g->count * g->device_s;
+        r.step_s += g->count * g->runtime_call_s;
+        if (r.breakdown.empty()) r.breakdown.assign(g->phases.size(), {});
+        for (size_t i = 0; i < g->phases.size() && i < r.breakdown.size(); ++i) {
+            r.breakdown[i].phase = g->phases[i].phase;
+            r.breakdown[i].seconds += g->count * g->phases[i].seconds;
+        }
+        r.executions.push_back(std::move(*g));
+    }
     recent_step_s_.push_back(r.step_s);
     if (recent_step_s_.size() > kThroughputWindow) recent_step_s_.pop_front();
     const double seconds = std::accumulate(recent_step_s_.begin(), recent_step_s_.end(), 0.0);

@@ -1,7 +1,13 @@
 // Training a neuron-build bert-train program (kernels/train/training_program.h) on a session, as the
 // BERT fine-tuning script drives the device (training.md A2.2, A4): per optimizer step, each
-// micro-step's batch of sentence pairs and the step's AdamW scalars written to the program's inputs,
-// one execution through the runtime, the loss read back. The learning rate follows Hugging Face's
+// micro-step's batch of sentence pairs written to the program's inputs before an execution of its
+// micro-step graph (the first micro-step's, then the accumulating one's), its loss read back; then
+// the step's AdamW scalars and one execution of the optimizer graph, all through the runtime.
+// A functional run executes every micro-step. A timing-only run simulates the first micro-step and
+// the second (the accumulating graph) and counts the step's other micro-steps as the second's
+// repetitions: they run the same instructions on inputs timing does not read, each execution from
+// zero semaphores, so each takes the time the second took; the step's time is the first's + (grad_accum
+// - 1) x the second's + the optimizer's, and its result says so (GraphExecutions). The learning rate follows Hugging Face's
 // linear schedule (warmup from 0, then linear decay to 0 at the last step); throughput is the
 // script's: sequences of the last (up to) 10 steps over their time.
 // Without data (timing-only runs) every input stays zero: the program runs the same instructions.
@@ -16,6 +22,7 @@
 #include "eval/pair_batches.h"
 #include "eval/pretraining_batches.h"
 #include "library/program_session.h"
+#include "library/step_breakdown.h"
 
 namespace nsim::library {
 
@@ -42,15 +49,27 @@ struct TrainingShape {
 };
 TrainingShape training_shape(const isa::Container& program, const std::string& file);
 
+// The executions of one graph in one optimizer step: how many the step has, how many were simulated,
+// and one execution's time (the mean of the simulated ones), in full and in phases.
+struct GraphExecutions {
+    std::string graph;
+    uint32_t count = 0, simulated = 0;
+    double device_s = 0;             // the engines, one execution
+    double runtime_call_s = 0;       // nrt_execute: inputs over PCIe, engines, outputs
+    std::vector<StepPhaseTime> phases;  // device_s in phases (step_breakdown)
+    ExecutionTiming last;            // the last simulated execution
+};
+
 struct TrainingStepResult {
     uint32_t step = 0;           // 1-based
     double loss = 0;             // mean over the step's micro-batches (functional runs)
     double learning_rate = 0;
     std::optional<double> grad_norm;   // before clipping (programs that clip, functional runs)
-    double device_s = 0;         // the engines, one execution
-    double step_s = 0;           // the runtime call: inputs over PCIe, engines, outputs
+    double device_s = 0;         // the engines, every execution of the step: sum of count x device_s
+    double step_s = 0;           // the runtime calls (inputs over PCIe, engines, outputs), likewise
     double throughput = 0;       // sequences per second over the last (up to) 10 steps
-    ExecutionTiming timing;      // the execution, engines included
+    std::vector<GraphExecutions> executions;  // by graph, in execution order
+    std::vector<StepPhaseTime> breakdown;     // device_s in phases: the executions' phases, count times each
 };
 
 // The labelled sentence pairs of `file` as full micro-batches of the program's shape (a last partial
@@ -74,7 +93,10 @@ public:
     TrainingStepResult step();
 
 private:
-    void write_micro_batch(uint32_t micro_step, size_t batch);
+    void write_micro_batch(size_t batch);
+    // Executes `graph` (or, when `simulate` is false, counts one more execution of it as its last
+    // simulated one took) into `into`.
+    void execute(const std::string& graph, bool simulate, GraphExecutions& into);
 
     Session& session_;
     TrainingShape shape_;
@@ -83,6 +105,7 @@ private:
     size_t next_batch_ = 0;
     uint32_t step_ = 0;
     std::deque<double> recent_step_s_;
+    std::vector<std::string> phase_marks_;
 };
 
 

@@ -13,9 +13,11 @@
 
 namespace nsim::isa {
 
-// Version 2 stores identical instruction streams once (isa/FORMAT.md §3); the reader also reads 1.
-constexpr uint32_t kFormatVersion = 2;
+// Version 2 stores identical instruction streams once (isa/FORMAT.md §3); version 3 adds named graphs
+// (§4.6). The writer writes 3 only for a program with named graphs, else 2; the reader reads 1 to 3.
+constexpr uint32_t kFormatVersion = 3;
 constexpr uint32_t kOldestFormatVersion = 1;
+constexpr uint32_t kFirstGraphsFormatVersion = 3;
 
 // Input/Output: copied in and out per execution. Weight: loaded once, read only. Scratch: the program's
 // working memory. State: loaded once, read and written by the program and kept across executions (a
@@ -52,6 +54,7 @@ struct InstructionStream {
     uint8_t queue = 0;              // DMA queue number; 0 for every other engine
     InstructionList instructions;  // shared with every stream that holds the same instructions
     uint32_t section = 0;           // index in the file's section table (set by reader and writer order)
+    uint32_t graph = 0;             // the graph it belongs to (Container::graphs); 0 without named graphs
 };
 
 struct SemaphoreName {
@@ -67,11 +70,25 @@ struct Container {
     std::vector<TensorInfo> tensors;
     std::vector<SemaphoreName> semaphore_names;
     std::vector<InstructionStream> streams;
+    // The program's graphs (entry points, FORMAT.md §4.6), by index: one execution runs the streams of
+    // one graph, over the tensors every graph shares (a training step: its micro-step graph
+    // grad_accum times, then its optimizer graph). Empty: one unnamed graph, index 0, every stream's.
+    std::vector<std::string> graphs;
 
-    // Streams sorted by (core, engine, queue) and their section numbers set to where the writer puts them.
+    uint32_t graph_count() const { return graphs.empty() ? 1 : uint32_t(graphs.size()); }
+    // The index of a named graph; "" names graph 0 (the only one of a program without names).
+    std::optional<uint32_t> graph_index(const std::string& name) const;
+    // "'a', 'b'" (for messages); "none" without names.
+    std::string graph_list() const;
+
+    // Streams sorted by (graph, core, engine, queue) and their section numbers set to where the writer puts them.
     void canonicalize();
     std::string metadata_value(const std::string& key) const;   // "" when absent
 };
+
+// By tensor index: whether an instruction of graph `graph` names the tensor (a DRAM or host operand):
+// the inputs the host must write before executing that graph, the outputs it can read after.
+std::vector<bool> tensors_of_graph(const Container&, uint32_t graph);
 
 // "core 0 queue pe", "core 1 queue dma3"
 std::string queue_name(Engine engine, uint8_t queue);

@@ -18,7 +18,9 @@ public:
 };
 
 // Section kinds of the section table (FORMAT.md).
-enum class SectionKind : uint16_t { InstructionStream = 1, TensorTable = 2, Data = 3, Metadata = 4, SemaphoreNames = 5 };
+enum class SectionKind : uint16_t {
+    InstructionStream = 1, TensorTable = 2, Data = 3, Metadata = 4, SemaphoreNames = 5, GraphNames = 6
+};
 
 constexpr size_t kHeaderBytes = 64;
 constexpr size_t kSectionEntryBytes = 32;
@@ -42,6 +44,7 @@ struct SectionEntry {
     Engine engine = Engine::Pe;
     uint8_t queue = 0;
     uint32_t core = 0;
+    uint32_t graph = 0;   // instruction streams of a version 3 file: the graph (Container::graphs)
     uint64_t offset = 0;
     uint64_t size = 0;
     uint32_t crc32 = 0;

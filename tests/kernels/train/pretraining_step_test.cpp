@@ -70,21 +70,21 @@ PretrainingBatch pretraining_batch(uint32_t k) {
     return b;
 }
 
-void write_batches(DeviceRun& run, const std::vector<PretrainingBatch>& batches, const std::vector<float>& scalars) {
-    for (uint32_t k = 0; k < batches.size(); ++k) {
+// One step on `batches` (one per micro-step); the micro-steps' losses.
+std::vector<float> run_step(DeviceRun& run, const std::vector<PretrainingBatch>& batches, const std::vector<float>& scalars) {
+    return testing::run_training_step(run, uint32_t(batches.size()), [&](uint32_t k) {
         const PretrainingBatch& b = batches[k];
-        run.write_ints(train::input_ids_input(k), b.tokens.input_ids);
-        run.write_ints(train::token_type_ids_input(k), b.tokens.token_type_ids);
-        run.write_ints(train::attention_mask_input(k), b.tokens.attention_mask);
-        run.write_ints(train::labels_input(k), b.labels.next_sentence);
-        run.write_ints(train::masked_lm_positions_input(k), b.labels.positions);
-        run.write_ints(train::masked_lm_labels_input(k), b.labels.tokens);
+        run.write_ints(train::kInputIdsInput, b.tokens.input_ids);
+        run.write_ints(train::kTokenTypeIdsInput, b.tokens.token_type_ids);
+        run.write_ints(train::kAttentionMaskInput, b.tokens.attention_mask);
+        run.write_ints(train::kLabelsInput, b.labels.next_sentence);
+        run.write_ints(train::kMaskedLmPositionsInput, b.labels.positions);
+        run.write_ints(train::kMaskedLmLabelsInput, b.labels.tokens);
         const float used = float(std::count_if(b.labels.tokens.begin(), b.labels.tokens.end(), [](int32_t t) { return t >= 0; }));
         std::vector<float> weights;
         for (int32_t t : b.labels.tokens) weights.push_back(t >= 0 ? 1.0f / used : 0.0f);
-        run.write(train::masked_lm_weights_input(k), weights);
-    }
-    run.write(train::kAdamWScalarsInput, scalars);
+        run.write(train::kMaskedLmWeightsInput, weights);
+    }, scalars);
 }
 
 struct PretrainingCase {
@@ -119,19 +119,18 @@ TEST_P(PretrainingStep, LossesAndGradientSumsOfTwoStepsMatchTheReference) {
         options.spill_activations = true;
         options.pass_batch = 1;
     }
-    const train::TrainingProgram program = train::training_step(h.ctx(), h.program(), h.io(), weights, m, v, options);
+    const train::TrainingProgram program =
+        train::training_step(h.program(), h.dtypes(), testing::weight_slot_columns(h.program().spec()), weights, m, v, options);
     std::vector<BertTensorSlot> slots = bert_tensor_slots(weights, true);
     ASSERT_EQ(program.parameters.size(), slots.size());
-    std::cout << param.name << " pretraining step: " << h.core().sbuf_used() << " bytes of SBUF per partition\n";
     DeviceRun run(kInstance, h.program().finish());
 
     for (uint32_t t = 3; t <= 4; ++t) {
         const std::vector<PretrainingBatch> batches = {pretraining_batch(2 * t - 6), pretraining_batch(2 * t - 5)};
         std::vector<reference::BertGradients> want;
         for (const PretrainingBatch& b : batches) want.push_back(reference::bert_pretraining_gradients(weights, b.tokens, b.labels));
-        write_batches(run, batches, train::adamw_step_scalars(adam.lr, adam.weight_decay, adam.beta1, adam.beta2, t));
-        run.run();
-        const std::vector<float> losses = run.read(train::kLossOutput);
+        const std::vector<float> losses =
+            run_step(run, batches, train::adamw_step_scalars(adam.lr, adam.weight_decay, adam.beta1, adam.beta2, t));
         for (uint32_t k = 0; k < kAccum; ++k)
             EXPECT_LT(std::fabs(losses[k] - want[k].loss), tolerance * want[k].loss) << "loss of micro-step " << k;
         double worst = 0;

@@ -40,6 +40,7 @@ using testing::DeviceRun;
 using testing::KernelHarness;
 using testing::adam_states;
 using testing::round_all;
+using testing::weight_slot_columns;
 
 constexpr uint32_t kBatch = 2, kSeq = 16, kAccum = 2;
 constexpr const char* kInstance = "trn1.2xlarge";
@@ -77,14 +78,14 @@ MicroBatch micro_batch(uint32_t k) {
     return b;
 }
 
-void write_step(DeviceRun& run, const std::vector<MicroBatch>& batches, const std::vector<float>& scalars) {
-    for (uint32_t k = 0; k < batches.size(); ++k) {
-        run.write_ints(train::input_ids_input(k), batches[k].tokens.input_ids);
-        run.write_ints(train::token_type_ids_input(k), batches[k].tokens.token_type_ids);
-        run.write_ints(train::attention_mask_input(k), batches[k].tokens.attention_mask);
-        run.write_ints(train::labels_input(k), batches[k].labels);
-    }
-    run.write(train::kAdamWScalarsInput, scalars);
+// One step on `batches` (one per micro-step); the micro-steps' losses.
+std::vector<float> run_step(DeviceRun& run, const std::vector<MicroBatch>& batches, const std::vector<float>& scalars) {
+    return testing::run_training_step(run, uint32_t(batches.size()), [&](uint32_t k) {
+        run.write_ints(train::kInputIdsInput, batches[k].tokens.input_ids);
+        run.write_ints(train::kTokenTypeIdsInput, batches[k].tokens.token_type_ids);
+        run.write_ints(train::kAttentionMaskInput, batches[k].tokens.attention_mask);
+        run.write_ints(train::kLabelsInput, batches[k].labels);
+    }, scalars);
 }
 
 // The model and AdamW states as the device holds them between steps.
@@ -170,10 +171,9 @@ struct StepErrors {
 // take the roundings of the new parameter (p decay and p decay - update on the device, the
 // reference's float: 1.5 ulp of p at most, 2 allowed - an fp32 p holds an update ~1e-3 of it only to
 // ~1e-4 of the update); bf16: the parameter itself (its ulp is near the size of the update).
-StepErrors compare_step(const DeviceRun& run, const TrainingState& before, const ReferenceStep& want, bool fp32,
-                        double tolerance) {
+StepErrors compare_step(const DeviceRun& run, const std::vector<float>& losses, const TrainingState& before,
+                        const ReferenceStep& want, bool fp32, double tolerance) {
     StepErrors worst;
-    const std::vector<float> losses = run.read(train::kLossOutput);
     for (size_t k = 0; k < want.losses.size(); ++k)
         EXPECT_LT(std::fabs(losses[k] - want.losses[k]), tolerance * std::fabs(want.losses[k])) << "loss " << k;
     const double norm = run.read(train::kGradNormOutput)[0];
@@ -247,19 +247,18 @@ TEST_P(TrainingStep, TwoStepsOfAccumulatedClippedAdamWMatchTheReference) {
         options.spill_activations = true;
         options.pass_batch = 1;
     }
-    const train::TrainingProgram program =
-        train::training_step(h.ctx(), h.program(), h.io(), state.weights, state.m, state.v, options);
-    std::cout << param.name << " step program: " << h.core().sbuf_used() << " bytes of SBUF per partition\n";
+    const train::TrainingProgram program = train::training_step(h.program(), h.dtypes(), weight_slot_columns(h.program().spec()),
+                                                                state.weights, state.m, state.v, options);
     ASSERT_EQ(program.parameters.size(), bert_tensor_slots(state.weights, true).size());
     DeviceRun run(kInstance, h.program().finish());
 
     uint32_t t = 3;  // AdamW's third step: m and v are an earlier step's
     for (const std::vector<MicroBatch>* batches : {&first, &second}) {
         const ReferenceStep want = reference_step(state, *batches, options.max_grad_norm, adam, t);
-        write_step(run, *batches, train::adamw_step_scalars(adam.lr, adam.weight_decay, adam.beta1, adam.beta2, t));
-        run.run();
-        const StepErrors e = compare_step(run, state, want, fp32, tolerance);
-        std::cout << param.name << " step " << t << ": loss " << run.read(train::kLossOutput)[0] << ", norm "
+        const std::vector<float> losses =
+            run_step(run, *batches, train::adamw_step_scalars(adam.lr, adam.weight_decay, adam.beta1, adam.beta2, t));
+        const StepErrors e = compare_step(run, losses, state, want, fp32, tolerance);
+        std::cout << param.name << " step " << t << ": loss " << losses[0] << ", norm "
                   << run.read(train::kGradNormOutput)[0] << " (reference " << want.norm << ", clipped at "
                   << options.max_grad_norm << "); worst gradient error " << e.gradient << ", worst update error "
                   << e.update << "\n";
@@ -290,11 +289,10 @@ std::vector<float> step_results(bool spill) {
     options.grad_accum = kAccum;
     options.max_grad_norm = 1.0f;
     options.spill_activations = spill;
-    train::training_step(h.ctx(), h.program(), h.io(), state.weights, state.m, state.v, options);
+    train::training_step(h.program(), h.dtypes(), weight_slot_columns(h.program().spec()), state.weights, state.m, state.v, options);
     DeviceRun run(kInstance, h.program().finish());
-    write_step(run, {micro_batch(0), micro_batch(1)}, train::adamw_step_scalars(1e-3, 0.01, 0.9, 0.999, 3));
-    run.run();
-    std::vector<float> all = run.read(train::kLossOutput);
+    std::vector<float> all =
+        run_step(run, {micro_batch(0), micro_batch(1)}, train::adamw_step_scalars(1e-3, 0.01, 0.9, 0.999, 3));
     for (const BertTensorSlot& slot : bert_tensor_slots(state.weights, true))
         for (const std::string& name : {train::gradient_tensor(slot.name), slot.name}) {
             const std::vector<float> values = run.read(name);
@@ -348,42 +346,39 @@ TEST(TrainingSteps, LossFallsOverStepsInBf16WithStochasticRounding) {
     options.micro_batch = kBatch;
     options.seq = kSeq;
     options.max_grad_norm = 1.0f;
-    train::training_step(h.ctx(), h.program(), h.io(), state.weights, state.m, state.v, options);
+    train::training_step(h.program(), h.dtypes(), weight_slot_columns(h.program().spec()), state.weights, state.m, state.v, options);
     DeviceRun run(kInstance, h.program().finish());
     const std::vector<MicroBatch> batch = {micro_batch(0)};
     std::vector<float> losses;
-    for (uint32_t t = 1; t <= 12; ++t) {
-        write_step(run, batch, train::adamw_step_scalars(1e-3, 0.01, 0.9, 0.999, t));
-        run.run();
-        losses.push_back(run.read(train::kLossOutput)[0]);
-    }
+    for (uint32_t t = 1; t <= 12; ++t)
+        losses.push_back(run_step(run, batch, train::adamw_step_scalars(1e-3, 0.01, 0.9, 0.999, t)).at(0));
     std::cout << "losses:";
     for (float l : losses) std::cout << " " << l;
     std::cout << "\n";
     EXPECT_LT(losses.back(), 0.5f * losses.front());
 }
 
-// The masks of micro-step k of execution e, regenerated by reference::dropout_multipliers (its own
+// The masks of one execution of a micro-step graph, regenerated by reference::dropout_multipliers (its own
 // implementation of the hash the simulator documents) at the keys and rows train/dropout.h assigns:
 // tokens numbered over the micro-batch, the attention's queries as rows and keys as elements.
 reference::EncoderDropoutMasks dropout_masks(const BertConfig& c, const reference::DropoutDraw& hidden,
-                                             const reference::DropoutDraw& attention, uint32_t k) {
+                                             const reference::DropoutDraw& attention) {
     using train::DropoutSite;
     const size_t tokens = kBatch * kSeq, width = size_t(c.hidden_size), heads = size_t(c.num_attention_heads);
     reference::EncoderDropoutMasks m;
-    m.embedding_output = reference::dropout_multipliers(hidden, train::dropout_key(k, 0, DropoutSite::EmbeddingOutput), 0,
+    m.embedding_output = reference::dropout_multipliers(hidden, train::dropout_key(0, DropoutSite::EmbeddingOutput), 0,
                                                         tokens, width);
     for (uint32_t l = 0; l < uint32_t(c.num_hidden_layers); ++l) {
         reference::LayerDropoutMasks layer;
         layer.attention_output = reference::dropout_multipliers(
-            hidden, train::dropout_key(k, l, DropoutSite::AttentionOutput), 0, tokens, width);
+            hidden, train::dropout_key(l, DropoutSite::AttentionOutput), 0, tokens, width);
         layer.ffn_output =
-            reference::dropout_multipliers(hidden, train::dropout_key(k, l, DropoutSite::FfnOutput), 0, tokens, width);
+            reference::dropout_multipliers(hidden, train::dropout_key(l, DropoutSite::FfnOutput), 0, tokens, width);
         layer.attention_probabilities = Tensor({kBatch, heads, kSeq, kSeq});
         for (uint32_t b = 0; b < kBatch; ++b)
             for (uint32_t h = 0; h < heads; ++h) {
                 const Tensor block = reference::dropout_multipliers(
-                    attention, train::dropout_key(k, l, DropoutSite::AttentionProbabilities, h), b * kSeq, kSeq, kSeq);
+                    attention, train::dropout_key(l, DropoutSite::AttentionProbabilities, h), b * kSeq, kSeq, kSeq);
                 std::copy(block.values.begin(), block.values.end(),
                           layer.attention_probabilities.values.begin() + (b * heads + h) * kSeq * kSeq);
             }
@@ -393,10 +388,10 @@ reference::EncoderDropoutMasks dropout_masks(const BertConfig& c, const referenc
 }
 
 // Dropout on (0.1 on the hidden states, 0.2 on the attention probabilities, at Hugging Face's
-// places), fp32: two executions of a step of two micro-steps, each execution's losses and gradient
-// sums against the reference gradients with the masks regenerated for that execution and micro-step
-// (learning rate 0, so that both start from the same parameters). The two executions' gradients
-// differ by their masks alone.
+// places), fp32: two steps of two micro-steps, each step's losses and gradient sums against the
+// reference gradients with the masks regenerated for each micro-step's execution (the generator
+// counts the micro-step graphs' executions: step * grad_accum + micro-step), learning rate 0 so that
+// both steps start from the same parameters. The two steps' gradients differ by their masks alone.
 TEST(TrainingStepDropout, GradientsMatchTheReferenceWithTheMasksRegeneratedFromTheDocumentedHash) {
     KernelHarness h(kInstance, Precision::Fp32);
     const BertConfig config = small_config();
@@ -409,21 +404,20 @@ TEST(TrainingStepDropout, GradientsMatchTheReferenceWithTheMasksRegeneratedFromT
     options.hidden_dropout = 0.1f;
     options.attention_dropout = 0.2f;
     options.dropout_seed = 2024;
-    train::training_step(h.ctx(), h.program(), h.io(), state.weights, state.m, state.v, options);
+    train::training_step(h.program(), h.dtypes(), weight_slot_columns(h.program().spec()), state.weights, state.m, state.v, options);
     DeviceRun run(kInstance, h.program().finish());
     const std::vector<MicroBatch> batches = {micro_batch(0), micro_batch(1)};
     std::vector<float> first_sums;
-    for (uint32_t execution = 0; execution < 2; ++execution) {
-        write_step(run, batches, train::adamw_step_scalars(0.0, 0.01, 0.9, 0.999, 1));
-        run.run();
+    for (uint32_t step = 0; step < 2; ++step) {
+        const std::vector<float> losses = run_step(run, batches, train::adamw_step_scalars(0.0, 0.01, 0.9, 0.999, 1));
         BertWeights sums;
-        const std::vector<float> losses = run.read(train::kLossOutput);
         for (uint32_t k = 0; k < kAccum; ++k) {
+            const uint32_t execution = step * kAccum + k;
             const reference::EncoderDropoutMasks masks =
-                dropout_masks(config, {0.1f, 2024, execution}, {0.2f, 2024, execution}, k);
+                dropout_masks(config, {0.1f, 2024, execution}, {0.2f, 2024, execution});
             reference::BertGradients g =
                 reference::bert_classification_gradients(state.weights, batches[k].tokens, batches[k].labels, &masks);
-            EXPECT_LT(std::fabs(losses[k] - g.loss), 1e-4 * g.loss) << "execution " << execution << " loss " << k;
+            EXPECT_LT(std::fabs(losses[k] - g.loss), 1e-4 * g.loss) << "step " << step << " loss " << k;
             if (k == 0) {
                 sums = std::move(g.weights);
                 continue;
@@ -432,11 +426,11 @@ TEST(TrainingStepDropout, GradientsMatchTheReferenceWithTheMasksRegeneratedFromT
             for (size_t i = 0; i < to.size(); ++i)
                 for (size_t j = 0; j < to[i].tensor->values.size(); ++j) to[i].tensor->values[j] += from[i].tensor->values[j];
         }
-        std::cout << "execution " << execution << ": worst gradient error " << compare_gradient_sums(run, sums, 1e-4)
+        std::cout << "step " << step << ": worst gradient error " << compare_gradient_sums(run, sums, 1e-4)
                   << "\n";
         const std::vector<float> word = run.read(train::gradient_tensor(bert_tensor_slots(sums, true)[0].name));
-        if (execution == 0) first_sums = word;
-        else EXPECT_GT(testing::relative_error(word, first_sums), 1e-2) << "the second execution drew the first's masks";
+        if (step == 0) first_sums = word;
+        else EXPECT_GT(testing::relative_error(word, first_sums), 1e-2) << "the second step drew the first's masks";
     }
 }
 
@@ -451,21 +445,21 @@ TEST(TrainingStepArguments, WhatTheProgramCannotTrainIsRefused) {
     options.micro_batch = kBatch;
     options.seq = kSeq;
     KernelHarness mixed(kInstance, Precision::MixedBf16);
-    EXPECT_THROW(train::training_step(mixed.ctx(), mixed.program(), mixed.io(), weights, m, v, options),
+    EXPECT_THROW(train::training_step(mixed.program(), mixed.dtypes(), 128, weights, m, v, options),
                  std::invalid_argument);
     KernelHarness h(kInstance, Precision::Fp32);
     train::TrainingOptions empty = options;
     empty.micro_batch = 0;
-    EXPECT_THROW(train::training_step(h.ctx(), h.program(), h.io(), weights, m, v, empty), std::invalid_argument);
+    EXPECT_THROW(train::training_step(h.program(), h.dtypes(), 128, weights, m, v, empty), std::invalid_argument);
     train::TrainingOptions long_sequences = options;
     long_sequences.seq = 33;
-    EXPECT_THROW(train::training_step(h.ctx(), h.program(), h.io(), weights, m, v, long_sequences), std::invalid_argument);
+    EXPECT_THROW(train::training_step(h.program(), h.dtypes(), 128, weights, m, v, long_sequences), std::invalid_argument);
     train::TrainingOptions fp16_states = options;
     fp16_states.optimizer_states = isa::DType::Fp16;
-    EXPECT_THROW(train::training_step(h.ctx(), h.program(), h.io(), weights, m, v, fp16_states), std::invalid_argument);
+    EXPECT_THROW(train::training_step(h.program(), h.dtypes(), 128, weights, m, v, fp16_states), std::invalid_argument);
     train::TrainingOptions no_chunk = options;
     no_chunk.table_chunk_rows = 0;
-    EXPECT_THROW(train::training_step(h.ctx(), h.program(), h.io(), weights, m, v, no_chunk), std::invalid_argument);
+    EXPECT_THROW(train::training_step(h.program(), h.dtypes(), 128, weights, m, v, no_chunk), std::invalid_argument);
 }
 
 }  // namespace

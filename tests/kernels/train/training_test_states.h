@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cmath>
+#include <functional>
 
 #include "bert/random_weights.h"
 #include "kernel_harness.h"
+#include "train/training_step.h"
 
 namespace nsim::kernels::testing {
 
@@ -28,6 +30,28 @@ inline BertWeights adam_states(const BertConfig& c, bool second_moment, isa::DTy
     }
     round_all(s, dtype);
     return s;
+}
+
+// The slot width the training step's weight ring gets in the tests: one matmul wide (KernelHarness's).
+inline uint32_t weight_slot_columns(const config::NeuronCoreSpec& spec) {
+    return std::max(spec.tensor.max_moving_free, spec.tensor.max_stationary_free);
+}
+
+// One optimizer step through a training program's graphs (training_step.h): `write_micro_step(k)`
+// writes micro-step k's inputs before its execution (the first micro-step's graph, then the
+// accumulating one's), then the AdamW scalars before the optimizer's. The micro-steps' losses.
+inline std::vector<float> run_training_step(DeviceRun& run, uint32_t micro_steps,
+                                            const std::function<void(uint32_t)>& write_micro_step,
+                                            const std::vector<float>& adamw_scalars) {
+    std::vector<float> losses;
+    for (uint32_t k = 0; k < micro_steps; ++k) {
+        write_micro_step(k);
+        run.run(true, k == 0 ? train::kFirstMicroStepGraph : train::kMicroStepGraph);
+        losses.push_back(run.read(train::kLossOutput).at(0));
+    }
+    run.write(train::kAdamWScalarsInput, adamw_scalars);
+    run.run(true, train::kOptimizerGraph);
+    return losses;
 }
 
 }  // namespace nsim::kernels::testing
