@@ -72,6 +72,8 @@ struct Model {
     // By graph (a program of several graphs; empty for one): the tensors its instructions name, by index;
     // an execution of that graph copies those of its inputs and outputs.
     std::vector<std::vector<bool>> tensors_of_graph;
+    // Whether the execution of request.graph copies tensor `index` (if it is an input or output).
+    bool graph_uses(size_t index) const { return tensors_of_graph.empty() || tensors_of_graph.at(request.graph)[index]; }
     ExecutionRequest request;                   // what the next doorbell runs with (request.graph: which graph)
     ExecutionResult last_result;                // what the sequencer's last run reported
 };

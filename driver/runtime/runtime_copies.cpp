@@ -70,10 +70,9 @@ NrtStatus Runtime::move_tensors(Model& model, const TensorSet& set, bool into_mo
     const uint32_t copies = data_parallel_copies(model);
     std::vector<driver::NeuronDriver::CopyLane> lanes(copies);
     std::vector<const isa::TensorInfo*> split;  // the tensors each lane copies a part of, in its order
-    const std::vector<bool>* used = model.tensors_of_graph.empty() ? nullptr : &model.tensors_of_graph.at(model.request.graph);
     for (size_t t = 0; t < model.program.tensors.size(); ++t) {
         const isa::TensorInfo& info = model.program.tensors[t];
-        if (info.role != role || (used && !(*used)[t])) continue;
+        if (info.role != role || !model.graph_uses(t)) continue;
         auto it = set.tensors.find(info.name);
         if (it == set.tensors.end() || !it->second) continue;
         Tensor& tensor = *it->second;

@@ -85,10 +85,9 @@ NrtStatus Runtime::execute(Model* model, const std::string& graph_name, const Te
                     model->load_started_ps + uint64_t(std::llround(model->load_time_s * 1e12)),
                     sim::core::JsonArgs().integer("pcie_bytes", model->dma_bytes));
     }
-    const std::vector<bool>* used = model->tensors_of_graph.empty() ? nullptr : &model->tensors_of_graph[*graph];
     for (size_t t = 0; t < model->program.tensors.size(); ++t) {
         const isa::TensorInfo& info = model->program.tensors[t];
-        if (info.role != isa::TensorRole::Input || (used && !(*used)[t])) continue;
+        if (info.role != isa::TensorRole::Input || !model->graph_uses(t)) continue;
         auto it = inputs.tensors.find(info.name);
         if (it == inputs.tensors.end() || !it->second)
             return fail(NrtStatus::ExecBadInput, where, fmt::format("input tensor '{}' is missing", info.name));
