@@ -19,6 +19,10 @@ TileSet OnChipGradients::begin(uint32_t parameter, uint32_t first_row, uint32_t 
     return block;
 }
 
+void GradientSink::linear(KernelContext& ctx, const TileSet& x, const TileSet& dy, uint32_t weight, uint32_t bias) {
+    linear_parameter_gradients(ctx, x, dy, *this, weight, bias);
+}
+
 void linear_parameter_gradients(KernelContext& ctx, const TileSet& x, const TileSet& dy, GradientSink& sink,
                                 uint32_t weight, uint32_t bias) {
     const uint32_t out = dy.columns, in = x.columns;

@@ -1,0 +1,66 @@
+// The encoder layers' weight and bias gradients made once per micro-step over all its tokens,
+// instead of once per pass: a micro-step that runs in passes (its activations spilled to device
+// memory, activation_spill.h) would otherwise add every linear's dW = dy^T x into its fp32 sum at
+// every pass (a load and a store of 8 bytes per parameter per pass: BERT-large in passes of one
+// sequence moved ~39 GB per micro-step so). Here each pass only stores each linear's dy (token-major,
+// matmul dtype) at its tokens' rows of a tensor of the micro-batch's tokens, next to the spilled x;
+// after the last pass, `finish` makes each gradient over all the tokens, holding the narrower of x
+// and dy on chip and streaming the wider in column chunks, the tokens accumulating in PSUM, and
+// hands each block to the sums once. What a hand-scheduled kernel does with a dW (NKI's
+// "accumulate over the batch in PSUM").
+// Every other gradient (layernorms, heads, tables) goes through to the sums as it is made.
+#pragma once
+
+#include <map>
+
+#include "builder/program_builder.h"
+#include "train/dram_tiles.h"
+#include "train/gradient_sums.h"
+
+namespace nsim::kernels::train {
+
+class DeferredWeightGradients : public GradientSink {
+public:
+    // `tokens`: the micro-batch's; dy tensors are added to `program` as the first pass stores them.
+    DeferredWeightGradients(builder::ProgramBuilder& program, const TensorChannels& channels, GradientSums& sums,
+                            uint32_t tokens)
+        : program_(program), channels_(channels), sums_(sums), tokens_(tokens) {}
+
+    // Where linear `weight`'s input x lives ([tokens, in], what the forward spilled): set before its
+    // layer's backward.
+    void set_input(uint32_t weight, const DramTensor& x) { inputs_[weight] = x; }
+    // The first token of the pass whose gradients come next.
+    void set_first_token(uint32_t first_token) { first_token_ = first_token; }
+
+    uint32_t block_columns() const override { return sums_.block_columns(); }
+    TileSet begin(uint32_t parameter, uint32_t first_row, uint32_t first_column, uint32_t rows, uint32_t columns) override {
+        return sums_.begin(parameter, first_row, first_column, rows, columns);
+    }
+    void end(uint32_t parameter, const TileSet& block, uint32_t first_row, uint32_t first_column) override {
+        sums_.end(parameter, block, first_row, first_column);
+    }
+    // Stores dy at the pass's rows (x must have been given by set_input).
+    void linear(KernelContext& ctx, const TileSet& x, const TileSet& dy, uint32_t weight, uint32_t bias) override;
+
+    // After the micro-step's last pass: every deferred gradient over all the tokens into the sums
+    // (stored if `first`: the step's first micro-step), in SBUF above the current mark (given back).
+    void finish(KernelContext& ctx, bool first);
+
+private:
+    struct Deferred {
+        uint32_t weight = 0, bias = 0;
+        DramTensor x, dy;
+    };
+    void make(KernelContext& ctx, const Deferred& d, uint32_t first_token, uint32_t tokens);
+    // The tokens of one group (a multiple of a partition tile) whose operands fit in the SBUF left.
+    uint32_t group_tokens(KernelContext& ctx) const;
+
+    builder::ProgramBuilder& program_;
+    const TensorChannels& channels_;
+    GradientSums& sums_;
+    uint32_t tokens_, first_token_ = 0;
+    std::map<uint32_t, DramTensor> inputs_;  // by weight parameter
+    std::vector<Deferred> deferred_;         // in the order the backward made them
+};
+
+}  // namespace nsim::kernels::train
