@@ -18,54 +18,63 @@ constexpr uint32_t kChunkSlots = 2;  // the next chunk loads while the last one 
 }  // namespace
 
 void DeferredWeightGradients::linear(KernelContext& ctx, const TileSet& x, const TileSet& dy, uint32_t weight,
-                                     uint32_t bias) {
+                                     uint32_t bias, uint32_t first_output) {
     const auto input = inputs_.find(weight);
-    if (input == inputs_.end() || input->second.columns != x.columns || input->second.rows != tokens_)
+    if (input == inputs_.end() || input->second.x.columns != x.columns || input->second.x.rows < (pass_ + 1) * dy.rows)
         throw std::logic_error("DeferredWeightGradients: a linear whose input is not in device memory");
     auto found = std::find_if(deferred_.begin(), deferred_.end(), [&](const Deferred& d) { return d.weight == weight; });
     if (found == deferred_.end()) {
+        const DramTensor& in = input->second.x;
+        const uint32_t outputs = input->second.outputs ? input->second.outputs : dy.columns;
         const std::string name = kSpilledActivationsPrefix + std::string("dy/") + std::to_string(weight);
-        const uint32_t tensor = program_.add_tensor(name, isa::TensorRole::Scratch, dy.dtype, {tokens_, dy.columns});
-        deferred_.push_back({weight, bias, input->second, {tensor, tokens_, dy.columns, dy.dtype}});
+        const uint32_t tensor = program_.add_tensor(name, isa::TensorRole::Scratch, dy.dtype, {in.rows, outputs});
+        deferred_.push_back({weight, bias, in, {tensor, in.rows, outputs, dy.dtype}});
         found = deferred_.end() - 1;
     }
     const DramTensor& t = found->dy;
-    if (first_token_ + dy.rows > t.rows || dy.columns != t.columns || dy.dtype != t.dtype)
+    if (first_output + dy.columns > t.columns || dy.dtype != t.dtype)
         throw std::logic_error("DeferredWeightGradients: a pass's dy outside its tensor");
-    store_tiles(ctx, channels_, dy, {t.tensor, t.dtype, t.columns, first_token_, 0});
+    store_tiles(ctx, channels_, dy, {t.tensor, t.dtype, t.columns, pass_ * dy.rows, first_output});
 }
 
-uint32_t DeferredWeightGradients::group_tokens(KernelContext& ctx) const {
+void DeferredWeightGradients::store_pass_rows(KernelContext& ctx, const TileSet& set, const DramTensor& tensor) const {
+    if ((pass_ + 1) * set.rows > tensor.rows || set.columns != tensor.columns)
+        throw std::logic_error("DeferredWeightGradients: a pass's rows outside their tensor");
+    store_tiles(ctx, channels_, set, {tensor.tensor, tensor.dtype, tensor.columns, pass_ * set.rows, 0});
+}
+
+uint32_t DeferredWeightGradients::group_rows(KernelContext& ctx, const Deferred& d) const {
     const uint32_t tile = device::partition_tile_rows(ctx.core.spec());
     const uint32_t chunk = kChunkBanks * sums_.block_columns();
-    uint64_t per_tile = 0;  // bytes per partition per token tile: the held operand, the chunks, ones
-    for (const Deferred& d : deferred_)
-        per_tile = std::max<uint64_t>(
-            per_tile, uint64_t(std::min(d.x.columns, d.dy.columns) + kChunkSlots * chunk + 1) * isa::size_in_bytes(d.dy.dtype));
+    // Bytes per partition per tile of rows: the held operand, the chunks, ones.
+    const uint64_t per_tile =
+        uint64_t(std::min(d.x.columns, d.dy.columns) + kChunkSlots * chunk + 1) * isa::size_in_bytes(d.dy.dtype);
     const uint64_t total = ctx.core.spec().sbuf.bytes_per_partition, used = ctx.core.sbuf_used();
     // What the builder may round allocations up by, and contract_tokens' own scratch.
     const uint64_t reserve = 4096;
     const uint64_t free = total > used + reserve ? total - used - reserve : 0;
-    const uint64_t tiles = per_tile ? free / per_tile : 0;
+    const uint64_t tiles = free / per_tile;
     if (tiles == 0) throw std::length_error("DeferredWeightGradients: SBUF cannot hold one token tile of a weight gradient");
-    return uint32_t(std::min<uint64_t>(tokens_, tiles * tile));
+    return uint32_t(std::min<uint64_t>(d.x.rows, tiles * tile));
 }
 
 void DeferredWeightGradients::finish(KernelContext& ctx, bool first) {
     const bool was_first = sums_.first();
     const uint64_t mark = ctx.core.sbuf_mark();
-    const uint32_t group = deferred_.empty() ? tokens_ : group_tokens(ctx);
-    for (const Deferred& d : deferred_)
-        for (uint32_t t = 0; t < tokens_; t += group) {
-            sums_.set_first(first && t == 0);
-            make(ctx, d, t, std::min(group, tokens_ - t));
+    for (const Deferred& d : deferred_) {
+        const uint32_t group = group_rows(ctx, d);
+        for (uint32_t r = 0; r < d.x.rows; r += group) {
+            sums_.set_first(first && r == 0);
+            make(ctx, d, r, std::min(group, d.x.rows - r));
             ctx.core.sbuf_rewind(mark);
         }
+    }
     sums_.set_first(was_first);
 }
 
-// dW [out, in] = dy^T x and db = 1^T dy over tokens [first_token, + tokens): the narrower of dy and
-// x whole on chip, the wider in chunks of columns; each block accumulates every token tile in PSUM.
+// dW [out, in] = dy^T x and db = 1^T dy over rows (tokens) [first_token, + tokens): the narrower of
+// dy and x whole on chip, the wider in chunks of columns; each block accumulates every token tile in
+// PSUM.
 void DeferredWeightGradients::make(KernelContext& ctx, const Deferred& d, uint32_t first_token, uint32_t tokens) {
     if (d.x.dtype != d.dy.dtype) throw std::logic_error("DeferredWeightGradients: x and dy in different dtypes");
     const isa::DType dtype = d.dy.dtype;

@@ -89,7 +89,7 @@ struct Shared {
     // With a spill: the layers' weight gradients and the tables' made once per micro-step, after its
     // passes, over all its tokens (each pass stores the linears' dy and the embedding sum's gradient).
     std::unique_ptr<DeferredWeightGradients> deferred;
-    DramTensor d_embedding_sum;
+    DramTensor d_embedding_sum, mlm_transformed;  // every pass's: [tokens, hidden], [predictions, hidden]
     uint32_t table_chunk_rows = 0;
     PhaseMarks* phases = nullptr;
     float hidden_dropout = 0, attention_dropout = 0;
@@ -141,6 +141,7 @@ public:
 private:
     void pass(uint32_t j) {
         const uint32_t batch = s_.shape.batch, seq = s_.shape.seq, count = batch * seq, first = j * batch;
+        if (s_.deferred) s_.deferred->set_pass(j);
         const uint32_t num_labels = uint32_t(s_.model.classifier.backward.rows);
         const isa::DType mm = ctx_.dtypes.matmul;
         ForwardInputs in;
@@ -228,7 +229,6 @@ private:
         const uint32_t head = kFirstLayerParameter + kLayerParameters * layers;
         GradientSums& sums = *s_.sums;
         GradientSink& layer_sink = s_.deferred ? static_cast<GradientSink&>(*s_.deferred) : sums;
-        if (s_.deferred) s_.deferred->set_first_token(in.first_row * s_.shape.seq);
         // Layer l reads its output's gradient from dy[(l + 1) % 2] and writes its input's into dy[l % 2].
         TileSet dy[2] = {tiles(count, hidden, mm, "d layer io"), tiles(count, hidden, mm, "d layer io")};
         const uint64_t mark = ctx_.core.sbuf_mark();
@@ -332,6 +332,10 @@ private:
                    TileSet& loss, TileSet& dy) {
         const isa::DType mm = ctx_.dtypes.matmul;
         const MaskedLmTiles m = masked_lm_transform(ctx_, channel_, s_.model, forward, s_.attention, f.output, p.onehot);
+        if (s_.deferred) {  // the decoder's (the word table's) gradients over every pass's predictions
+            s_.deferred->store_pass_rows(ctx_, m.transformed, s_.mlm_transformed);
+            s_.deferred->set_input(0, s_.mlm_transformed, s_.model.tables.word.rows);
+        }
         MaskedLmHeadInputs in;
         in.forward = &m;
         in.head = &*s_.model.masked_lm;
@@ -346,7 +350,8 @@ private:
         const MaskedLmParameters parameters{0, parameter, parameter + 1, parameter + 2, parameter + 3, parameter + 4};
         TileSet mlm_loss = tiles(1, 1, kFp32, "mlm loss");
         TileSet d_hidden = tiles(dy.rows, dy.columns, mm, "d hidden from mlm");
-        masked_lm_head(ctx_, channel_, in, parameters, *s_.sums, mlm_loss, d_hidden);
+        GradientSink& sink = s_.deferred ? static_cast<GradientSink&>(*s_.deferred) : *s_.sums;
+        masked_lm_head(ctx_, channel_, in, parameters, sink, mlm_loss, d_hidden);
         ctx_.core.tensor_tensor(isa::Engine::Dve, loss.view(0, 0, 1), loss.view(0, 0, 1), mlm_loss.view(0, 0, 1),
                                 isa::AluOp::Add);
         for (uint32_t t = 0; t < dy.tiles.size(); ++t)
@@ -448,10 +453,17 @@ void build_micro_step(GraphCore& g, builder::ProgramBuilder& program, const Trai
     s.channels = g.channels.get();
     if (s.spill) {
         const uint32_t tokens = options.micro_batch * seq;
-        s.deferred = std::make_unique<DeferredWeightGradients>(program, *g.channels, *s.sums, tokens);
+        s.deferred = std::make_unique<DeferredWeightGradients>(program, *g.channels, *s.sums);
         s.d_embedding_sum = {program.add_tensor(std::string(kSpilledActivationsPrefix) + "d embedding sum",
                                                 isa::TensorRole::Scratch, ctx.dtypes.matmul, {tokens, uint32_t(c.hidden_size)}),
                              tokens, uint32_t(c.hidden_size), ctx.dtypes.matmul};
+        if (s.model.masked_lm) {
+            const uint32_t predictions = options.micro_batch * options.max_predictions;
+            s.mlm_transformed = {program.add_tensor(std::string(kSpilledActivationsPrefix) + "mlm transformed",
+                                                    isa::TensorRole::Scratch, ctx.dtypes.matmul,
+                                                    {predictions, uint32_t(c.hidden_size)}),
+                                 predictions, uint32_t(c.hidden_size), ctx.dtypes.matmul};
+        }
     }
     MicroStep(ctx, program, channel, s).run(first);
 }
