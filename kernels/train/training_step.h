@@ -33,7 +33,8 @@
 // forward, each table chunk's scatter-add as backward and its addition into the sums as
 // accumulation; where engines overlap two phases, the later mark takes the overlap. The other
 // gradients are added into their sums while the backward runs (block by block, overlapping it), so
-// their accumulation counts as backward.
+// their accumulation counts as backward, as do the deferred weight gradients made after the passes
+// (their matmuls and additions interleave).
 #pragma once
 
 #include "bert/bert_weights.h"
