@@ -2,10 +2,13 @@
 // SBUF cannot hold them (BERT-base at micro-batch 8 x seq 128 keeps 216 KiB per partition per
 // layer; SBUF has 192): the forward stores each layer's as soon as the layer is done and gives its
 // SBUF to the next layer; the backward loads them back, one layer at a time - what the Neuron
-// compiler's spilling does. One tensor per kept activation and layer (Scratch, no contents), reused
-// by every pass and micro-step; a tensor's stores and loads go over one DMA channel (TensorChannels),
+// compiler's spilling does. One tensor per kept activation and layer (Scratch, no contents) with
+// room for every pass of the micro-batch, a token-major activation's pass at its tokens' rows (what
+// the weight gradients, made once per micro-step over all its tokens, read back:
+// DeferredWeightGradients), a feature-major one's passes one after another,
+// reused by every micro-step; a tensor's stores and loads go over one DMA channel (TensorChannels),
 // whose transfers complete in order, so a load never overtakes the store it reads, nor a store the
-// load of the pass before.
+// load of the micro-step before.
 #pragma once
 
 #include "builder/program_builder.h"
@@ -20,21 +23,23 @@ bool is_spilled_activation(const std::string& tensor_name);
 
 class ActivationSpill {
 public:
-    ActivationSpill(builder::ProgramBuilder& program, const TensorChannels& channels)
-        : program_(program), channels_(channels) {}
-    // Layer `layer`'s kept activations (LayerActivationTiles::saved) into device memory.
-    void store(KernelContext& ctx, uint32_t layer, const LayerActivationTiles& a);
+    // `tokens`: the micro-batch's (every pass's rows).
+    ActivationSpill(builder::ProgramBuilder& program, const TensorChannels& channels, uint32_t tokens)
+        : program_(program), channels_(channels), tokens_(tokens) {}
+    // Layer `layer`'s kept activations (LayerActivationTiles::saved) of the pass whose first token is
+    // `first_token` into device memory.
+    void store(KernelContext& ctx, uint32_t layer, const LayerActivationTiles& a, uint32_t first_token);
     // Back into new on-chip TileSets of the same shapes (x_t, which the backward does not read, stays empty).
-    LayerActivationTiles load(KernelContext& ctx, uint32_t layer) const;
+    LayerActivationTiles load(KernelContext& ctx, uint32_t layer, uint32_t first_token) const;
+    // The tensor that holds activation `which` of layer `layer` (stored already): [tokens, columns]
+    // for a token-major one.
+    DramTensor tensor(uint32_t layer, TileSet LayerActivationTiles::*which) const;
 
 private:
-    struct Kept {
-        uint32_t tensor = 0, rows = 0, columns = 0;
-        isa::DType dtype = isa::DType::Fp32;
-    };
     builder::ProgramBuilder& program_;
     const TensorChannels& channels_;
-    std::vector<std::vector<Kept>> layers_;  // by layer, by kKeptActivations
+    uint32_t tokens_, pass_tokens_ = 0;
+    std::vector<std::vector<DramTensor>> layers_;  // by layer, by kKeptActivations
 };
 
 }  // namespace nsim::kernels::train

@@ -17,6 +17,12 @@ struct DramBlock {
     uint32_t first_row = 0, first_column = 0;
 };
 
+// A whole row-major tensor [rows, columns] of `dtype` in device memory.
+struct DramTensor {
+    uint32_t tensor = 0, rows = 0, columns = 0;
+    isa::DType dtype = isa::DType::Fp32;
+};
+
 void load_tiles(device::KernelContext& ctx, builder::DmaChannel& channel, const DramBlock& from, device::TileSet& set);
 void store_tiles(device::KernelContext& ctx, builder::DmaChannel& channel, const device::TileSet& set, const DramBlock& to);
 

@@ -59,7 +59,7 @@ void linear(KernelContext& ctx, const TileSet& x, const TileSet& dy, const devic
             GradientSink& sink, uint32_t weight) {
     const ScratchScope scratch(ctx);
     linear_backward(ctx, x, dy, w, {&dx, nullptr, nullptr});
-    linear_parameter_gradients(ctx, x, dy, sink, weight, weight + 1);
+    sink.linear(ctx, x, dy, weight, weight + 1, 0);
 }
 
 }  // namespace

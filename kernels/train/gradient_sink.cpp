@@ -19,6 +19,39 @@ TileSet OnChipGradients::begin(uint32_t parameter, uint32_t first_row, uint32_t 
     return block;
 }
 
+namespace {
+// A sink that puts the blocks of a linear layer's chunk of outputs where they belong: rows of the
+// weight's gradient, columns of the bias's, from the chunk's first output on.
+class OutputChunkSink : public GradientSink {
+public:
+    OutputChunkSink(GradientSink& sink, uint32_t weight, uint32_t bias, uint32_t first_output)
+        : sink_(sink), weight_(weight), bias_(bias), first_(first_output) {}
+    uint32_t block_columns() const override { return sink_.block_columns(); }
+    TileSet begin(uint32_t parameter, uint32_t row, uint32_t column, uint32_t rows, uint32_t columns) override {
+        return sink_.begin(parameter, at_row(parameter, row), at_column(parameter, column), rows, columns);
+    }
+    void end(uint32_t parameter, const TileSet& block, uint32_t row, uint32_t column) override {
+        sink_.end(parameter, block, at_row(parameter, row), at_column(parameter, column));
+    }
+
+private:
+    uint32_t at_row(uint32_t parameter, uint32_t row) const { return parameter == weight_ ? row + first_ : row; }
+    uint32_t at_column(uint32_t parameter, uint32_t column) const { return parameter == bias_ ? column + first_ : column; }
+    GradientSink& sink_;
+    uint32_t weight_, bias_, first_;
+};
+}  // namespace
+
+void GradientSink::linear(KernelContext& ctx, const TileSet& x, const TileSet& dy, uint32_t weight, uint32_t bias,
+                          uint32_t first_output) {
+    if (first_output == 0) {
+        linear_parameter_gradients(ctx, x, dy, *this, weight, bias);
+        return;
+    }
+    OutputChunkSink chunk(*this, weight, bias, first_output);
+    linear_parameter_gradients(ctx, x, dy, chunk, weight, bias);
+}
+
 void linear_parameter_gradients(KernelContext& ctx, const TileSet& x, const TileSet& dy, GradientSink& sink,
                                 uint32_t weight, uint32_t bias) {
     const uint32_t out = dy.columns, in = x.columns;

@@ -12,6 +12,8 @@
 
 namespace nsim::kernels::train {
 
+inline constexpr uint32_t kNoParameter = UINT32_MAX;
+
 class GradientSink {
 public:
     virtual ~GradientSink() = default;
@@ -23,6 +25,13 @@ public:
                           uint32_t columns) = 0;
     // That block is written.
     virtual void end(uint32_t parameter, const TileSet& block, uint32_t first_row, uint32_t first_column) = 0;
+    // The weight and bias gradients of a linear layer from its input x and output gradient dy
+    // (token-major), dy's columns being the layer's outputs [first_output, + dy columns) (a layer
+    // made in chunks of outputs: the decoder over the vocabulary; else 0): made now, block by block
+    // (linear_parameter_gradients, below), unless the sink keeps dy to make them later over more
+    // tokens (DeferredWeightGradients). `bias` kNoParameter: a layer without one.
+    virtual void linear(KernelContext& ctx, const TileSet& x, const TileSet& dy, uint32_t weight, uint32_t bias,
+                        uint32_t first_output);
 };
 
 // Blocks of whole rows of on-chip TileSets, one per parameter (given by the caller).
@@ -39,7 +48,6 @@ private:
 
 // dW = dy^T x and db = 1^T dy of a linear layer (linear_backward.h) into `sink`, block by block;
 // `bias` kNoParameter: a layer without one.
-inline constexpr uint32_t kNoParameter = UINT32_MAX;
 void linear_parameter_gradients(KernelContext& ctx, const TileSet& x, const TileSet& dy, GradientSink& sink,
                                 uint32_t weight, uint32_t bias);
 

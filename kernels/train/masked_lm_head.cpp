@@ -13,30 +13,6 @@
 namespace nsim::kernels::train {
 namespace {
 
-// A sink that takes one vocabulary chunk's decoder gradients to where they belong: rows of the word
-// table's gradient, columns of the decoder bias's.
-class ChunkSink : public GradientSink {
-public:
-    ChunkSink(GradientSink& sink, const MaskedLmParameters& p, uint32_t first_word)
-        : sink_(sink), p_(p), first_(first_word) {}
-    uint32_t block_columns() const override { return sink_.block_columns(); }
-    TileSet begin(uint32_t parameter, uint32_t row, uint32_t column, uint32_t rows, uint32_t columns) override {
-        return sink_.begin(parameter, at_row(parameter, row), at_column(parameter, column), rows, columns);
-    }
-    void end(uint32_t parameter, const TileSet& block, uint32_t row, uint32_t column) override {
-        sink_.end(parameter, block, at_row(parameter, row), at_column(parameter, column));
-    }
-
-private:
-    uint32_t at_row(uint32_t parameter, uint32_t row) const { return parameter == p_.word ? row + first_ : row; }
-    uint32_t at_column(uint32_t parameter, uint32_t column) const {
-        return parameter == p_.decoder_bias ? column + first_ : column;
-    }
-    GradientSink& sink_;
-    const MaskedLmParameters& p_;
-    uint32_t first_;
-};
-
 class Head {
 public:
     Head(KernelContext& ctx, builder::DmaChannel& channel, const MaskedLmHeadInputs& in)
@@ -59,8 +35,7 @@ public:
             TileSet dz_c = dz;
             dz_c.columns = z.columns;
             loss_.gradient(z, c, dz_c);
-            ChunkSink chunk_sink(sink, p, c);
-            linear_parameter_gradients(ctx_, f_.transformed, dz_c, chunk_sink, p.word, p.decoder_bias);
+            sink.linear(ctx_, f_.transformed, dz_c, p.word, p.decoder_bias, c);
             TileSet dz_t_c = dz_t;
             dz_t_c.rows = z.columns;
             dz_t_c.tiles.resize((z.columns + dz_t.tile_rows - 1) / dz_t.tile_rows);

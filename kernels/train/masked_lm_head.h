@@ -6,7 +6,8 @@
 //   loss      first sweep: ChunkedCrossEntropy's online max and sum of exponentials, weighted by
 //             prediction (1/(masked tokens), 0 for an unused slot) - HF's mean over the labelled tokens
 //   backward  second sweep, per chunk: dz, then dE rows += dz^T transformed and db += 1^T dz into the
-//             sink (the word table's rows the chunk covers), dtransformed += dz E_chunk (dz transposed,
+//             sink (the word table's rows the chunk covers; GradientSink::linear: at once, or later
+//             over every pass's predictions), dtransformed += dz E_chunk (dz transposed,
 //             the rows of E as the streaming weights);
 //             then LayerNorm, GELU and the transform dense backward (layer_norm_backward,
 //             gelu_backward, linear_parameter_gradients / linear_backward), and the predicted rows'

@@ -44,7 +44,7 @@ public:
             LayerActivationTiles a = encoder_layer(layer, in_.dropout.layer(l), std::move(x), std::move(x_t));
             carry(l + 1, x, x_t);
             normalized(a.output_sum, layer.output_norm, "layer output", x, x_t);
-            if (in_.spill) in_.spill->store(ctx_, l, a);
+            if (in_.spill) in_.spill->store(ctx_, l, a, in_.first_row * in_.shape.seq);
             else f.layers.push_back(std::move(a));
         }
         if (in_.spill) ctx_.core.sbuf_rewind(layer_mark_);

@@ -7,6 +7,7 @@
 #include "train/activation_spill.h"
 #include "train/classifier_head_backward.h"
 #include "train/cross_entropy.h"
+#include "train/deferred_weight_gradients.h"
 #include "train/dropout.h"
 #include "train/dram_tiles.h"
 #include "train/embedding_backward.h"
@@ -69,7 +70,8 @@ struct Shared {
     device::AttentionShape shape;  // of one pass: shape.batch sequences
     uint32_t micro_batch = 0, passes = 1;
     float layer_norm_eps = 1e-12f;
-    TileSet position_ids, cls_ids;  // fp32 columns, for one pass
+    TileSet position_ids;  // fp32 column for the micro-batch's tokens (a pass's: its first rows)
+    TileSet cls_ids;       // fp32 column, for one pass
     builder::Buffer index_row, class_row, staging;
     // Pretraining: predictions per sequence; for one pass, each token's index and each prediction's
     // first token (b * seq) as fp32 columns and (offsets) a row on every partition; the vocabulary's
@@ -82,7 +84,12 @@ struct Shared {
     TileSet loss_sum;  // fp32 [1, 1]: the micro-step's loss over its passes
     uint32_t loss_output = 0;
     std::unique_ptr<GradientSums> sums;
+    const TensorChannels* channels = nullptr;
     std::unique_ptr<ActivationSpill> spill;  // null: activations kept on chip
+    // With a spill: the layers' weight gradients and the tables' made once per micro-step, after its
+    // passes, over all its tokens (each pass stores the linears' dy and the embedding sum's gradient).
+    std::unique_ptr<DeferredWeightGradients> deferred;
+    DramTensor d_embedding_sum, mlm_transformed;  // every pass's: [tokens, hidden], [predictions, hidden]
     uint32_t table_chunk_rows = 0;
     PhaseMarks* phases = nullptr;
     float hidden_dropout = 0, attention_dropout = 0;
@@ -115,11 +122,26 @@ public:
             s_.sums->set_first(first && j == 0);
             pass(j);
         }
+        if (!s_.deferred) return;
+        ctx_.core.sbuf_rewind(mark);
+        s_.deferred->finish(ctx_, first);
+        s_.phases->end(kBackwardPhase);
+        ctx_.core.sbuf_rewind(mark);
+        // The tables' gradients over the micro-batch's tokens, from the passes' embedding-sum gradients.
+        const uint32_t tokens = s_.micro_batch * seq;
+        const TileSet ids = column(input_ids_, isa::DType::Int32, 0, tokens, "input ids/fp32");
+        const TileSet types = column(token_types_, isa::DType::Int32, 0, tokens, "token type ids/fp32");
+        const DramTensor& d = s_.d_embedding_sum;
+        TileSet d_sum = tiles(tokens, d.columns, d.dtype, "d embedding sum");
+        load_tiles(ctx_, *s_.channels, {d.tensor, d.dtype, d.columns, 0, 0}, d_sum);
+        s_.sums->set_first(first);
+        table_gradients(ids, types, s_.position_ids, d_sum);
     }
 
 private:
     void pass(uint32_t j) {
         const uint32_t batch = s_.shape.batch, seq = s_.shape.seq, count = batch * seq, first = j * batch;
+        if (s_.deferred) s_.deferred->set_pass(j);
         const uint32_t num_labels = uint32_t(s_.model.classifier.backward.rows);
         const isa::DType mm = ctx_.dtypes.matmul;
         ForwardInputs in;
@@ -196,7 +218,8 @@ private:
     }
 
     // The gradients, each added into its sum as soon as it is made (the layers' a block at a time,
-    // the tables' in chunks of rows); each layer's SBUF goes to the next.
+    // the tables' in chunks of rows) or, with a spill, the layers' weights' and the tables' after
+    // the passes (Shared::deferred); each layer's SBUF goes to the next.
     void backward(const ForwardTiles& f, const ForwardInputs& in, const TileSet& dlogits, const TileSet& ids, const TileSet& types, uint32_t count,
                   const Predictions* predictions, TileSet& loss) {
         const isa::DType mm = ctx_.dtypes.matmul;
@@ -205,6 +228,7 @@ private:
         const uint32_t num_labels = model.classifier.backward.rows;
         const uint32_t head = kFirstLayerParameter + kLayerParameters * layers;
         GradientSums& sums = *s_.sums;
+        GradientSink& layer_sink = s_.deferred ? static_cast<GradientSink&>(*s_.deferred) : sums;
         // Layer l reads its output's gradient from dy[(l + 1) % 2] and writes its input's into dy[l % 2].
         TileSet dy[2] = {tiles(count, hidden, mm, "d layer io"), tiles(count, hidden, mm, "d layer io")};
         const uint64_t mark = ctx_.core.sbuf_mark();
@@ -226,13 +250,14 @@ private:
             ctx_.core.sbuf_rewind(mark);
             const TrainedLayer w = with_on_chip_rows(ctx_, channel_, model.layers[l], LayerPass::Backward);
             LayerActivationTiles reloaded;
-            if (s_.spill) reloaded = s_.spill->load(ctx_, l);
+            if (s_.spill) reloaded = s_.spill->load(ctx_, l, in.first_row * s_.shape.seq);
+            if (s_.deferred) defer_layer(l);
             const LayerActivationTiles& a = s_.spill ? reloaded : f.layers[l];
             const EncoderLayerParameters params{w.query.backward, w.key.backward, w.value.backward,
                                                 w.attention_output.backward, w.intermediate.backward, w.output.backward,
                                                 w.attention_norm.gamma_row_fp32, w.output_norm.gamma_row_fp32,
                                                 s_.layer_norm_eps, s_.attention.mask, in.dropout.layer(l)};
-            encoder_layer_backward(ctx_, s_.shape, a.saved(), params, dy[(l + 1) % 2], sums,
+            encoder_layer_backward(ctx_, s_.shape, a.saved(), params, dy[(l + 1) % 2], layer_sink,
                                    kFirstLayerParameter + kLayerParameters * l, dy[l % 2]);
         }
         ctx_.core.sbuf_rewind(mark);
@@ -244,18 +269,54 @@ private:
                             {&d_sum, &dgamma, &dbeta});
         sums.end(kEmbeddingNormGamma, dgamma, 0, 0);
         sums.end(kEmbeddingNormGamma + 1, dbeta, 0, 0);
+        if (s_.deferred) {
+            const DramTensor& d = s_.d_embedding_sum;
+            store_tiles(ctx_, *s_.channels, d_sum, {d.tensor, d.dtype, d.columns, in.first_row * s_.shape.seq, 0});
+            s_.phases->end(kBackwardPhase);
+            return;
+        }
+        TileSet positions = s_.position_ids;
+        positions.rows = count;
+        positions.tiles.resize((count + positions.tile_rows - 1) / positions.tile_rows);
+        table_gradients(ids, types, positions, d_sum);
+    }
+
+    // The encoder layer l's linears' inputs, where the forward spilled them (DeferredWeightGradients).
+    void defer_layer(uint32_t l) {
+        const uint32_t first = kFirstLayerParameter + kLayerParameters * l;
+        const std::pair<uint32_t, TileSet LayerActivationTiles::*> inputs[] = {
+            {kQueryWeight, &LayerActivationTiles::x}, {kKeyWeight, &LayerActivationTiles::x},
+            {kValueWeight, &LayerActivationTiles::x}, {kAttentionOutputWeight, &LayerActivationTiles::context},
+            {kIntermediateWeight, &LayerActivationTiles::attended}, {kOutputWeight, &LayerActivationTiles::intermediate}};
+        for (const auto& [weight, x] : inputs) s_.deferred->set_input(first + weight, s_.spill->tensor(l, x));
+    }
+
+    // The word, position and token-type tables' gradients from the embedding sum's (rows of
+    // `ids`, `positions`, `types`), a chunk of rows at a time, each into its sum.
+    void table_gradients(const TileSet& ids, const TileSet& types, const TileSet& positions, const TileSet& d_sum) {
+        const TrainedBert& model = s_.model;
+        GradientSums& sums = *s_.sums;
+        const uint32_t hidden = d_sum.columns, tile = d_sum.tile_rows;
+        // Chunks of table_chunk_rows, or fewer where SBUF holds fewer beside embedding_backward's
+        // one-hot block (the micro-batch's tokens at once, with a spill).
+        const uint64_t used = ctx_.core.sbuf_used() + device::tile_set_bytes(ctx_.core, d_sum.rows, tile, d_sum.dtype) + 4096;
+        const uint64_t total = ctx_.core.spec().sbuf.bytes_per_partition;
+        const uint64_t fitting = total > used ? (total - used) / device::tile_set_bytes(ctx_.core, tile, hidden, kFp32) : 0;
+        const uint32_t chunk_rows = std::min<uint64_t>(s_.table_chunk_rows, std::max<uint64_t>(1, fitting) * tile);
         const builder::Buffer table_room = ctx_.core.sbuf_region(
-            device::tile_set_bytes(ctx_.core, s_.table_chunk_rows, hidden, kFp32), "table gradient chunk");
+            device::tile_set_bytes(ctx_.core, chunk_rows, hidden, kFp32), "table gradient chunk");
+        const uint64_t chunk_mark = ctx_.core.sbuf_mark();
         const std::pair<const TileSet*, const device::DramMatrix*> tables[kTables] = {
-            {&ids, &model.tables.word}, {&s_.position_ids, &model.tables.position}, {&types, &model.tables.token_type}};
+            {&ids, &model.tables.word}, {&positions, &model.tables.position}, {&types, &model.tables.token_type}};
         const bool first = sums.first();
         for (uint32_t i = 0; i < kTables; ++i) {
             // The masked-LM decoder (tied) has put the word table's first gradient in already.
             sums.set_first(first && !(i == 0 && model.masked_lm));
             const device::DramMatrix& table = *tables[i].second;
-            for (uint32_t r = 0; r < table.rows; r += s_.table_chunk_rows) {
-                TileSet chunk = device::alias_tiles(ctx_.core, table_room, 0, std::min(s_.table_chunk_rows, table.rows - r),
+            for (uint32_t r = 0; r < table.rows; r += chunk_rows) {
+                TileSet chunk = device::alias_tiles(ctx_.core, table_room, 0, std::min(chunk_rows, table.rows - r),
                                                     hidden, kFp32);
+                ctx_.core.sbuf_rewind(chunk_mark);  // each chunk's one-hot block in the same SBUF
                 embedding_backward(ctx_, *tables[i].first, d_sum, s_.index_row, chunk, r);
                 s_.phases->end(kBackwardPhase);
                 sums.add(chunk, i, r);
@@ -271,6 +332,10 @@ private:
                    TileSet& loss, TileSet& dy) {
         const isa::DType mm = ctx_.dtypes.matmul;
         const MaskedLmTiles m = masked_lm_transform(ctx_, channel_, s_.model, forward, s_.attention, f.output, p.onehot);
+        if (s_.deferred) {  // the decoder's (the word table's) gradients over every pass's predictions
+            s_.deferred->store_pass_rows(ctx_, m.transformed, s_.mlm_transformed);
+            s_.deferred->set_input(0, s_.mlm_transformed, s_.model.tables.word.rows);
+        }
         MaskedLmHeadInputs in;
         in.forward = &m;
         in.head = &*s_.model.masked_lm;
@@ -285,7 +350,8 @@ private:
         const MaskedLmParameters parameters{0, parameter, parameter + 1, parameter + 2, parameter + 3, parameter + 4};
         TileSet mlm_loss = tiles(1, 1, kFp32, "mlm loss");
         TileSet d_hidden = tiles(dy.rows, dy.columns, mm, "d hidden from mlm");
-        masked_lm_head(ctx_, channel_, in, parameters, *s_.sums, mlm_loss, d_hidden);
+        GradientSink& sink = s_.deferred ? static_cast<GradientSink&>(*s_.deferred) : *s_.sums;
+        masked_lm_head(ctx_, channel_, in, parameters, sink, mlm_loss, d_hidden);
         ctx_.core.tensor_tensor(isa::Engine::Dve, loss.view(0, 0, 1), loss.view(0, 0, 1), mlm_loss.view(0, 0, 1),
                                 isa::AluOp::Add);
         for (uint32_t t = 0; t < dy.tiles.size(); ++t)
@@ -338,7 +404,8 @@ void build_micro_step(GraphCore& g, builder::ProgramBuilder& program, const Trai
     s.shape = {batch, seq, uint32_t(c.num_attention_heads), uint32_t(c.head_size())};
     s.micro_batch = options.micro_batch;
     s.passes = options.micro_batch / batch;
-    if (options.spill_activations) s.spill = std::make_unique<ActivationSpill>(program, *g.channels);
+    if (options.spill_activations)
+        s.spill = std::make_unique<ActivationSpill>(program, *g.channels, options.micro_batch * options.seq);
     s.layer_norm_eps = float(c.layer_norm_eps);
     s.hidden_dropout = options.hidden_dropout;
     s.attention_dropout = options.attention_dropout;
@@ -352,8 +419,8 @@ void build_micro_step(GraphCore& g, builder::ProgramBuilder& program, const Trai
         load_tiles(ctx, channel, {tensor, kFp32, 1, 0, 0}, set);
         return set;
     };
-    std::vector<float> positions(count), cls_positions(batch);
-    for (uint32_t t = 0; t < count; ++t) positions[t] = float(t % seq);
+    std::vector<float> positions(options.micro_batch * seq), cls_positions(batch);
+    for (uint32_t t = 0; t < positions.size(); ++t) positions[t] = float(t % seq);
     for (uint32_t b = 0; b < batch; ++b) cls_positions[b] = float(b * seq);
     s.position_ids = constant_column("position ids/fp32", positions);
     s.cls_ids = constant_column("cls positions/fp32", cls_positions);
@@ -383,6 +450,21 @@ void build_micro_step(GraphCore& g, builder::ProgramBuilder& program, const Trai
     s.loss_sum = device::allocate_tiles(ctx.core, 1, 1, kFp32, "micro-step loss");
     s.table_chunk_rows = options.table_chunk_rows;
     s.sums = std::make_unique<GradientSums>(ctx, program, *g.channels, s.model.parameters, uint32_t(c.hidden_size));
+    s.channels = g.channels.get();
+    if (s.spill) {
+        const uint32_t tokens = options.micro_batch * seq;
+        s.deferred = std::make_unique<DeferredWeightGradients>(program, *g.channels, *s.sums);
+        s.d_embedding_sum = {program.add_tensor(std::string(kSpilledActivationsPrefix) + "d embedding sum",
+                                                isa::TensorRole::Scratch, ctx.dtypes.matmul, {tokens, uint32_t(c.hidden_size)}),
+                             tokens, uint32_t(c.hidden_size), ctx.dtypes.matmul};
+        if (s.model.masked_lm) {
+            const uint32_t predictions = options.micro_batch * options.max_predictions;
+            s.mlm_transformed = {program.add_tensor(std::string(kSpilledActivationsPrefix) + "mlm transformed",
+                                                    isa::TensorRole::Scratch, ctx.dtypes.matmul,
+                                                    {predictions, uint32_t(c.hidden_size)}),
+                                 predictions, uint32_t(c.hidden_size), ctx.dtypes.matmul};
+        }
+    }
     MicroStep(ctx, program, channel, s).run(first);
 }
 

@@ -14,7 +14,11 @@
 //     accumulate  each parameter's gradient into its fp32 sum in device memory, a block at a time as
 //               the backward makes it (GradientSums): the first micro-step's first pass stores it (the
 //               sums need no zeroing: torch's zero_grad(set_to_none) makes the first graph differ the
-//               same way), every other pass adds into it
+//               same way), every other pass adds into it. With the activations spilled, the encoder
+//               layers' weight and bias gradients and the embedding tables' are made once per
+//               micro-step after its passes, over all its tokens, from each pass's spilled inputs and
+//               output gradients (DeferredWeightGradients), so each is added into its sum once per
+//               micro-step rather than once per pass
 //   [all-reduce of the sums between data-parallel cores: not built, its slot is here]
 //   "optimizer" executed once per step: optimizer_step: average, clip, AdamW, and the parameters,
 //               states and W^T written back over the ones the next execution reads.
@@ -29,7 +33,8 @@
 // forward, each table chunk's scatter-add as backward and its addition into the sums as
 // accumulation; where engines overlap two phases, the later mark takes the overlap. The other
 // gradients are added into their sums while the backward runs (block by block, overlapping it), so
-// their accumulation counts as backward.
+// their accumulation counts as backward, as do the deferred weight gradients made after the passes
+// (their matmuls and additions interleave).
 #pragma once
 
 #include "bert/bert_weights.h"
