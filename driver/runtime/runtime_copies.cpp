@@ -13,9 +13,13 @@ namespace {
 
 // How many model copies a program runs at once: a data-parallel program (metadata parallel=data, as
 // neuron-build writes it) one per core, each on its own rows of every input and output: the i-th of
-// as many equal parts as there are cores.
+// as many equal parts as there are cores. A program with a region per core
+// (sim::core::has_region_per_core) is one copy per core too, each tensor whole in each core's region:
+// a host tensor of as many copies of it as there are cores gives (or takes) core i the i-th.
 uint32_t data_parallel_copies(const Model& model) {
-    return model.program.metadata_value("parallel") == "data" ? uint32_t(model.loaded.placement.cores.size()) : 1;
+    return model.program.metadata_value("parallel") == "data" || model.loaded.placement.region_per_core
+               ? uint32_t(model.loaded.placement.cores.size())
+               : 1;
 }
 
 }  // namespace
@@ -77,16 +81,17 @@ NrtStatus Runtime::move_tensors(Model& model, const TensorSet& set, bool into_mo
         if (it == set.tensors.end() || !it->second) continue;
         Tensor& tensor = *it->second;
         const uint64_t bytes = info.size_bytes();
+        const bool per_core = placement.region_per_core;
         if (copies > 1 && tensor.placement != TensorPlacement::Device && info.location == isa::TensorLocation::Device &&
-            !info.shape.empty() && info.shape[0] % copies == 0 && tensor.size >= bytes) {
-            const uint64_t part = bytes / copies;
+            !info.shape.empty() && (per_core ? tensor.size >= copies * bytes : info.shape[0] % copies == 0 && tensor.size >= bytes)) {
+            const uint64_t part = per_core ? bytes : bytes / copies;
             for (uint32_t c = 0; c < copies; ++c) {
                 const sim::core::PhysicalCore& core = placement.cores[c];
-                const sim::core::DeviceRegion& home = placement.home_region(core.device);
+                const sim::core::DeviceRegion& home = placement.region_for(c, info.role);
                 const size_t r = size_t(&home - placement.device_regions.data());
                 lanes[c].nc = core.core;
-                lanes[c].copies.push_back({model.region_handles[r], info.offset + c * part, tensor.host.data() + c * part,
-                                           part, into_model});
+                lanes[c].copies.push_back({model.region_handles[r], info.offset + (per_core ? 0 : c * part),
+                                           tensor.host.data() + c * part, part, into_model});
             }
             split.push_back(&info);
             continue;

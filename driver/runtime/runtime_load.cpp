@@ -111,6 +111,8 @@ NrtStatus Runtime::load(isa::Container read_program, int32_t vnc, Model** out) {
     }
 
     sim::core::ProgramPlacement& placement = model->loaded.placement;
+    // The runtime seeds the cores' stochastic rounding at load: the model's executions draw from its seed.
+    sim::core::restart_rounding_streams(platform(), placement);
     for (const isa::TensorInfo& t : program.tensors) {
         const uint64_t end = t.offset + t.size_bytes();
         if (t.location == isa::TensorLocation::Device) placement.device_region_bytes = std::max(placement.device_region_bytes, end);
@@ -128,9 +130,12 @@ NrtStatus Runtime::load(isa::Container read_program, int32_t vnc, Model** out) {
     try {
         // The DRAM tensors' region: a copy in each device's home channel, and the weights' copies next
         // to the other cores (sim/core/program_placement.h).
-        placement.device_regions = sim::core::region_copies(placement.cores);
+        // A program whose cores keep their own state has a whole copy next to each core.
+        placement.region_per_core = sim::core::has_region_per_core(program);
+        placement.device_regions = sim::core::region_copies(placement.cores, placement.region_per_core);
         for (sim::core::DeviceRegion& copy : placement.device_regions) {
-            const auto core = std::find_if(cores.begin(), cores.end(), [&](const auto& c) {
+            const size_t r = size_t(&copy - placement.device_regions.data());
+            const auto core = placement.region_per_core ? cores.begin() + r : std::find_if(cores.begin(), cores.end(), [&](const auto& c) {
                 return c.device == copy.device && c.memory_channel == copy.channel;
             });
             const uint64_t handle = driver_->mem_alloc(copy.device, std::max<uint64_t>(1, placement.device_region_bytes),

@@ -106,6 +106,10 @@ void DeviceFirmware::start_reset(uint32_t type) {
     ++resets_started_;
     reset_ack_at_ = now + seconds(fw_.reset_ack_time_s);
     reset_done_at_ = reset_ack_at_ + seconds(type == fw_.reset_device ? fw_.device_reset_time_s : fw_.core_reset_time_s);
+    // A reset core's stochastic-rounding generator starts again from the seed its next program sets.
+    const uint32_t core_map = registers_.peek(misc(spec_.reset_core_map));
+    for (size_t c = 0; c < device_.cores().size(); ++c)
+        if (type == fw_.reset_device || (c < 32 && (core_map >> c & 1u))) device_.cores()[c]->rounding_stream().restart();
 }
 
 void DeviceFirmware::on_doorbell() {

@@ -366,8 +366,7 @@ void CoreBuilder::transfer(DmaChannel& channel, const std::vector<Instruction>& 
     record(uses, SyncPoint{sem, signals_[sem], kManyQueues, ++emitted_});
 }
 
-void CoreBuilder::point_to_point(DmaChannel& channel, Instruction inst, const View& buffer, bool writes) {
-    const std::vector<Use> uses{{&buffer, writes ? Access::Write : Access::Read}};
+void CoreBuilder::point_to_point(DmaChannel& channel, Instruction inst, const std::vector<Use>& uses) {
     const SyncSet deps = dma_dependencies(channel, uses);
     const uint16_t sem = channel.semaphore_;
     ++signals_[sem];
@@ -381,7 +380,7 @@ void CoreBuilder::send(DmaChannel& channel, const View& src, uint32_t peer_core,
     inst.set(isa::fields::Send::src, src.ap);
     inst.set_u32(isa::fields::Send::peer_core, peer_core);
     inst.set_u32(isa::fields::Send::channel, tag);
-    point_to_point(channel, inst, src, false);
+    point_to_point(channel, inst, {{&src, Access::Read}});
 }
 
 void CoreBuilder::recv(DmaChannel& channel, const View& dst, uint32_t peer_core, uint32_t tag) {
@@ -389,7 +388,16 @@ void CoreBuilder::recv(DmaChannel& channel, const View& dst, uint32_t peer_core,
     inst.set(isa::fields::Recv::dst, dst.ap);
     inst.set_u32(isa::fields::Recv::peer_core, peer_core);
     inst.set_u32(isa::fields::Recv::channel, tag);
-    point_to_point(channel, inst, dst, true);
+    point_to_point(channel, inst, {{&dst, Access::Write}});
+}
+
+void CoreBuilder::all_reduce(DmaChannel& channel, const View& dst, const View& src, isa::ReduceOp op, uint32_t first_core,
+                             uint32_t core_count) {
+    namespace F = isa::fields::AllReduce;
+    Instruction inst = make(Opcode::AllReduce);
+    inst.set(F::dst, dst.ap).set(F::src, src.ap).set_enum(F::op, op);
+    inst.set_u32(F::first_core, first_core).set_u32(F::core_count, core_count);
+    point_to_point(channel, inst, {{&src, Access::Read}, {&dst, Access::Write}});
 }
 
 // ---- compute instructions ---------------------------------------------------------------------------

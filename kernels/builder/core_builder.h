@@ -110,6 +110,11 @@ public:
     // Point to point with another program core (pipeline parallelism), on the channel's first queue.
     void send(DmaChannel& channel, const View& src, uint32_t peer_core, uint32_t tag);
     void recv(DmaChannel& channel, const View& dst, uint32_t peer_core, uint32_t tag);
+    // An all_reduce of src into dst (they may be the same) over program cores first_core ..
+    // first_core + core_count - 1, every one of which issues it, on the channel's first queue (a
+    // core's collectives meet the others' in the order it issues them).
+    void all_reduce(DmaChannel& channel, const View& dst, const View& src, isa::ReduceOp op, uint32_t first_core,
+                    uint32_t core_count);
 
     // ---- compute ------------------------------------------------------------------------------
     void matmul(const View& dst, const View& stationary, const View& moving, bool accumulate);
@@ -178,7 +183,7 @@ private:
     SyncSet dma_dependencies(DmaChannel& channel, const std::vector<Use>& uses);
     // Emits a transfer's pieces (dma_copy or dma_gather) round robin on the channel's queues.
     void transfer(DmaChannel& channel, const std::vector<isa::Instruction>& pieces, const std::vector<Use>& uses);
-    void point_to_point(DmaChannel& channel, isa::Instruction inst, const View& buffer, bool writes);
+    void point_to_point(DmaChannel& channel, isa::Instruction inst, const std::vector<Use>& uses);
     Buffer allocate_sbuf(uint64_t bytes_per_partition, const std::string& what, bool tracked);
     void add_buffer(const Buffer& b, bool tracked = true);
     uint16_t new_semaphore(const std::string& name);

@@ -98,6 +98,19 @@ isa::Container ProgramBuilder::finish() {
     return std::move(program_);
 }
 
+uint32_t ProgramBuilder::add_alias(const std::string& name, isa::TensorRole role, isa::DType dtype,
+                                   std::vector<uint64_t> shape, uint32_t first) {
+    const uint64_t at = program_.tensors.at(first).offset;
+    const uint32_t index = add_tensor(name, role, dtype, std::move(shape));
+    isa::TensorInfo& alias = program_.tensors[index];
+    if (alias.offset == at) return index;  // added before, as an alias
+    if (index + 1 != program_.tensors.size() || at + alias.size_bytes() > alias.offset)
+        throw std::logic_error("alias " + name + " ends beyond the tensors it covers");
+    device_top_ = alias.offset;  // it takes no room
+    alias.offset = at;
+    return index;
+}
+
 float round_to(float value, isa::DType dtype) {
     switch (dtype) {
         case isa::DType::Fp32: return value;

@@ -33,6 +33,11 @@ public:
     // role, dtype and shape, and the same contents when `data` is given, else std::logic_error.
     uint32_t add_tensor(const std::string& name, isa::TensorRole role, isa::DType dtype, std::vector<uint64_t> shape,
                         std::vector<uint8_t> data = {});
+    // A tensor over bytes of the device region tensors added before hold, from tensor `first`'s offset
+    // on (no room or contents of its own): one name for a run of consecutive tensors, as a
+    // collective over a bucket of gradients reads them. std::logic_error if it ends beyond them.
+    uint32_t add_alias(const std::string& name, isa::TensorRole role, isa::DType dtype, std::vector<uint64_t> shape,
+                       uint32_t first);
     const isa::TensorInfo& tensor(uint32_t index) const { return program_.tensors.at(index); }
     uint64_t device_bytes() const { return device_top_; }
 

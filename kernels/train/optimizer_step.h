@@ -1,6 +1,5 @@
 // The optimizer half of a training step, after the micro-steps have summed their gradients into
-// device memory (and, on several cores, after the all-reduce of those sums - the slot for it is
-// between the last micro-step and this): as the BERT script does it (training.md A2.2),
+// device memory (and, on several cores, after the all-reduce of those sums, gradient_all_reduce.h): as the BERT script does it (training.md A2.2),
 //   average over the micro-steps (the script divides each micro-step's loss by their count),
 //   clip the global gradient norm (torch clip_grad_norm_: coefficient max_norm / (norm + 1e-6),
 //     clamped to 1; skipped when max_grad_norm is 0),
@@ -21,7 +20,7 @@ struct OptimizerStep {
     std::vector<ParameterTensors> parameters;
     std::vector<uint32_t> gradients;  // fp32 [rows, columns] sums over the micro-steps, one per parameter
     isa::DType states = isa::DType::Fp32;  // m and v
-    uint32_t micro_steps = 1;
+    uint32_t micro_steps = 1;  // micro-batches in the sums: micro-steps x data-parallel cores after an all-reduce
     float max_grad_norm = 0;
     AdamWConstants constants;
     builder::Buffer scalars;  // fp32 [partitions, kAdamWScalars] (adamw.h)

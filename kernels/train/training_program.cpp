@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "builder/program_builder.h"
+#include "isa/region_metadata.h"
 #include "train/activation_spill.h"
 #include "train/dropout.h"
 
@@ -57,7 +58,7 @@ TrainingStateBytes training_state_bytes(const isa::Container& program) {
     for (const isa::TensorInfo& t : program.tensors) {
         const bool trained = t.role == isa::TensorRole::State || t.role == isa::TensorRole::Scratch;
         if (t.location != isa::TensorLocation::Device || !trained || is_spilled_activation(t.name) ||
-            t.name == kDropoutGeneratorTensor)
+            t.name == kDropoutGeneratorTensor || is_gradient_bucket(t.name))
             continue;
         if (ends_with(t.name, gradient_tensor(""))) b.gradients += t.size_bytes();
         else if (ends_with(t.name, m_tensor("")) || ends_with(t.name, v_tensor(""))) b.optimizer_states += t.size_bytes();
@@ -100,6 +101,23 @@ namespace {
 isa::Container build_step_program(const config::NeuronCoreSpec& spec, const TrainingProgramOptions& o,
                                   const TrainingOptions& step, const BertWeights& start, const BertWeights& zeros);
 }  // namespace
+
+isa::Container data_parallel_program(isa::Container program, uint32_t cores) {
+    if (cores <= 1) return program;
+    program.metadata.emplace_back("cores", std::to_string(cores));
+    program.metadata.emplace_back(isa::kDeviceRegionMetadata, isa::kRegionPerCore);
+    const size_t streams = program.streams.size();
+    for (uint32_t core = 1; core < cores; ++core)
+        for (size_t s = 0; s < streams; ++s) {
+            if (program.streams[s].core != 0) throw std::logic_error("data_parallel_program: a stream of a core other than 0");
+            isa::InstructionStream copy = program.streams[s];  // shares the instructions
+            copy.core = core;
+            program.streams.push_back(std::move(copy));
+        }
+    program.cores_needed = cores;
+    program.canonicalize();
+    return program;
+}
 
 isa::Container build_training_program(const config::NeuronCoreSpec& spec, const TrainingProgramOptions& o,
                                       const BertWeights& weights) {
@@ -177,7 +195,7 @@ isa::Container build_step_program(const config::NeuronCoreSpec& spec, const Trai
     program.set_metadata("grad_accum", std::to_string(o.step.grad_accum));
     program.set_metadata("sequences_per_pass", std::to_string(step.pass_batch ? step.pass_batch : step.micro_batch));
     program.set_metadata("activations", step.spill_activations ? "device memory" : "on chip");
-    program.set_metadata("cores", "1");
+    if (step.cores <= 1) program.set_metadata("cores", "1");
     program.set_metadata("max_grad_norm", fmt::format("{}", o.step.max_grad_norm));
     program.set_metadata("dropout", step.hidden_dropout > 0 || step.attention_dropout > 0
                                         ? fmt::format("hidden {} attention {} seed {}", step.hidden_dropout,
@@ -199,7 +217,7 @@ isa::Container build_step_program(const config::NeuronCoreSpec& spec, const Trai
     program.set_metadata(kStepPhasesMetadata, phases);
     // What a checkpoint of the trained parameters needs (neuron-sim train --save).
     program.set_metadata("bert_config", bert_config_to_json(c).dump());
-    return program.finish();
+    return data_parallel_program(program.finish(), step.cores);
 }
 
 }  // namespace

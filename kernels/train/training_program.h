@@ -67,6 +67,13 @@ TrainingStateBytes training_state_bytes(const isa::Container& program);
 void check_training_state_fits(const BertConfig& config, const TrainingProgramOptions& options, uint64_t core_bytes,
                                const std::string& where);
 
+// A one-core training step program (training_step with options.cores = `cores`) on `cores`
+// data-parallel cores: every core runs core 0's streams (the instructions shared), each on its own
+// copy of the device region (isa::kDeviceRegionMetadata), as torch-neuronx loads the step's graphs
+// once per rank; metadata "cores" says how many. Unchanged for one core.
+isa::Container data_parallel_program(isa::Container program, uint32_t cores);
+
+// On options.step.cores cores: data_parallel_program.
 // weights: the model to start from (with embeddings); AdamW's states start at zero. A timing-only
 // program (options.timing_only) is built from shape_only_bert_weights: its tensors have no contents,
 // its metadata says "weights: none (timing only)", and it runs for timing only. Throws

@@ -11,10 +11,12 @@
 #include "train/dropout.h"
 #include "train/dram_tiles.h"
 #include "train/embedding_backward.h"
+#include "train/gradient_all_reduce.h"
 #include "train/gradient_sums.h"
 #include "train/layer_norm_backward.h"
 #include "train/masked_lm_head.h"
 #include "train/optimizer_step.h"
+#include "train/phase_marks.h"
 #include "train/training_forward.h"
 
 namespace nsim::kernels::train {
@@ -22,17 +24,6 @@ namespace {
 
 using builder::View;
 using device::kFp32;
-
-// Ends a phase on every queue of the core: a mark whose label is its number, and the phase's name
-// (numbered across the program's graphs, so that a label names one mark of one graph).
-struct PhaseMarks {
-    builder::CoreBuilder& core;
-    std::vector<std::string>& names;
-    void end(const char* phase) {
-        core.mark(uint32_t(names.size()));
-        names.push_back(phase);
-    }
-};
 
 // DMA queue classes of every graph: the step's own loads and stores on the first, the weight ring's
 // slots from the third on (as the kernel tests run them), the tensor channels after them.
@@ -489,14 +480,18 @@ TrainingProgram training_step(builder::ProgramBuilder& program, const device::Dt
         build_micro_step(g, program, model, c, options, result.phase_marks, first);
     }
 
+    const std::vector<uint32_t> gradients = GradientSums::add_tensors(program, model.parameters);
+    if (options.cores > 1)
+        gradient_all_reduce(program, gradients, options.cores, options.gradient_bucket_bytes, result.phase_marks);
+
     program.begin_graph(kOptimizerGraph);
     GraphCore g(program, dtypes, weight_slot_columns);
     const uint32_t scalars = program.add_tensor(kAdamWScalarsInput, isa::TensorRole::Input, kFp32, {1, kAdamWScalars});
     OptimizerStep step;
     step.parameters = model.parameters;
-    step.gradients = GradientSums::add_tensors(program, model.parameters);
+    step.gradients = gradients;
     step.states = options.optimizer_states;
-    step.micro_steps = options.grad_accum;
+    step.micro_steps = options.grad_accum * options.cores;  // the sums are the cores' sums after the all-reduce
     step.max_grad_norm = options.max_grad_norm;
     step.constants = options.constants;
     step.scalars = load_broadcast_row(g.ctx, g.channel, scalars, kAdamWScalars, "adamw scalars");

@@ -19,14 +19,16 @@
 //               micro-step after its passes, over all its tokens, from each pass's spilled inputs and
 //               output gradients (DeferredWeightGradients), so each is added into its sum once per
 //               micro-step rather than once per pass
-//   [all-reduce of the sums between data-parallel cores: not built, its slot is here]
+//   "all-reduce" executed once per step on several data-parallel cores (options.cores > 1): the sums
+//               all-reduced over the cores in buckets (gradient_all_reduce.h)
 //   "optimizer" executed once per step: optimizer_step: average, clip, AdamW, and the parameters,
 //               states and W^T written back over the ones the next execution reads.
 // Each graph loads what it reads on chip (constants, bias and layernorm rows) at each execution:
 // an execution starts from zero semaphores and assumes nothing of on-chip memory.
 // The parameters and AdamW's states are State tensors named as Hugging Face names the parameter
 // (m and v: "/adam_m", "/adam_v" after it): the runtime loads them once, each execution updates them,
-// and they can be read back (a checkpoint) at any time. Not built: all-reduce.
+// and they can be read back (a checkpoint) at any time. On several cores each core runs the same
+// graphs on its own copy of every tensor (build_training_program).
 // The graphs mark where each phase ends (CoreBuilder::mark, label = the mark's number, counted
 // across the graphs), so that an execution's time splits into its phases
 // (TrainingProgram::phase_marks): the inputs and on-chip parameter rows a micro-step loads count as
@@ -40,6 +42,7 @@
 #include "bert/bert_weights.h"
 #include "bert/token_batch.h"
 #include "train/adamw.h"
+#include "train/gradient_all_reduce.h"
 
 namespace nsim::kernels::train {
 
@@ -68,12 +71,17 @@ struct TrainingOptions {
     // generator starts from dropout_seed and advances every execution.
     float hidden_dropout = 0, attention_dropout = 0;
     uint32_t dropout_seed = 0;
+    // Data-parallel cores: above 1, an "all-reduce" graph between the micro-steps and the optimizer
+    // (gradient_all_reduce.h) over buckets of this many bytes of gradient sums, and the optimizer
+    // averages over the micro-steps of every core.
+    uint32_t cores = 1;
+    uint64_t gradient_bucket_bytes = kDefaultGradientBucketBytes;
 };
 
 // The graphs of a training program, in the order an optimizer step executes them.
 inline constexpr const char* kFirstMicroStepGraph = "first micro-step";
 inline constexpr const char* kMicroStepGraph = "micro-step";
-inline constexpr const char* kOptimizerGraph = "optimizer";
+inline constexpr const char* kOptimizerGraph = "optimizer";  // after "all-reduce" on several cores
 
 // The tensors the host writes before each micro-step execution: int32 [micro_batch, seq] ids, token
 // types and attention mask and the fp32 [micro_batch, 1] labels (pretraining: the next-sentence

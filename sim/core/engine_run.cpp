@@ -30,6 +30,7 @@ EngineRun::EngineRun(Platform& p, const isa::Container& c, const ProgramPlacemen
         core.spaces.sbuf_partition_bytes = spec.sbuf.bytes_per_partition;
         core.spaces.psum = &nc.psum().storage();
         core.spaces.psum_partition_bytes = spec.psum.bytes_per_partition;
+        core.spaces.rounding = std::make_shared<RoundingState>(&nc.rounding_stream());
         core.home = region_copy(placement.region_for(i, isa::TensorRole::Scratch));
         core.weights = region_copy(placement.region_for(i, isa::TensorRole::Weight));
         core.spaces.tensor_location = [this, i](isa::MemorySpace space, uint32_t tensor) {

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "isa/region_metadata.h"
+
 namespace nsim::sim::core {
 namespace {
 
@@ -35,16 +37,25 @@ const DeviceRegion& ProgramPlacement::home_region(unsigned device) const {
     throw RunError(fmt::format("the program has no device memory region on device {}", device));
 }
 
+bool has_region_per_core(const isa::Container& program) {
+    return program.metadata_value(isa::kDeviceRegionMetadata) == isa::kRegionPerCore;
+}
+
 const DeviceRegion& ProgramPlacement::region_for(unsigned core, isa::TensorRole role) const {
     const PhysicalCore& c = cores.at(core);
+    if (region_per_core) return device_regions.at(core);
     if (role == isa::TensorRole::Weight)
         for (const DeviceRegion& r : device_regions)
             if (r.device == c.device && r.channel == c.memory_channel) return r;
     return home_region(c.device);
 }
 
-std::vector<DeviceRegion> region_copies(const std::vector<PhysicalCore>& cores) {
+std::vector<DeviceRegion> region_copies(const std::vector<PhysicalCore>& cores, bool region_per_core) {
     std::vector<DeviceRegion> copies;
+    if (region_per_core) {
+        for (const PhysicalCore& c : cores) copies.push_back({c.device, c.memory_channel, 0, true});
+        return copies;
+    }
     auto holds = [&](unsigned device, unsigned channel) {
         return std::any_of(copies.begin(), copies.end(),
                            [&](const DeviceRegion& r) { return r.device == device && r.channel == channel; });
@@ -105,15 +116,33 @@ ProgramPlacement place_program(const isa::Container& program, const Platform& pl
     check_program_fits(program, spec, first_core, device_region, host_region);
     ProgramPlacement placement;
     placement.cores = consecutive_cores(spec.chip, first_core, program.cores_needed);
-    placement.device_regions = region_copies(placement.cores);
-    for (DeviceRegion& r : placement.device_regions) r.offset = device_region;
+    placement.region_per_core = has_region_per_core(program);
+    placement.device_regions = region_copies(placement.cores, placement.region_per_core);
     placement.device_region_bytes = region_bytes(program, isa::TensorLocation::Device);
+    // Copies in one channel (cores sharing it, each with a region of its own) lie one after another.
+    const uint64_t stride = (placement.device_region_bytes + 4095) / 4096 * 4096;
+    for (size_t i = 0; i < placement.device_regions.size(); ++i) {
+        DeviceRegion& r = placement.device_regions[i];
+        r.offset = device_region;
+        for (size_t j = 0; j < i; ++j)
+            if (placement.device_regions[j].device == r.device && placement.device_regions[j].channel == r.channel)
+                r.offset += stride;
+        if (r.offset + placement.device_region_bytes > spec.chip.memory.channel_bytes)
+            throw RunError(fmt::format("the program's device tensors need {} bytes per core, a device-memory channel of {} "
+                                       "holds {}", placement.device_region_bytes, spec.instance.name,
+                                       spec.chip.memory.channel_bytes));
+    }
     placement.host_region = host_region;
     placement.host_region_bytes = region_bytes(program, isa::TensorLocation::Host);
     return placement;
 }
 
+void restart_rounding_streams(Platform& platform, const ProgramPlacement& placement) {
+    for (const PhysicalCore& c : placement.cores) platform.devices().at(c.device)->cores().at(c.core)->rounding_stream().restart();
+}
+
 void load_tensors(const isa::Container& program, const ProgramPlacement& placement, Platform& platform) {
+    restart_rounding_streams(platform, placement);
     for (const isa::TensorInfo& t : program.tensors) {
         if (t.data.empty()) continue;
         if (t.location == isa::TensorLocation::Host)
@@ -137,6 +166,18 @@ void write_device_tensor(Platform& platform, const ProgramPlacement& placement, 
 void read_device_tensor(Platform& platform, const ProgramPlacement& placement, const isa::TensorInfo& tensor,
                         void* data, uint64_t size) {
     const DeviceRegion& r = placement.home_region(placement.devices().front());
+    channel_storage(platform, r.device, r.channel).read(r.offset + tensor.offset, static_cast<uint8_t*>(data), size);
+}
+
+void write_core_tensor(Platform& platform, const ProgramPlacement& placement, unsigned core, const isa::TensorInfo& tensor,
+                       const void* data, uint64_t size) {
+    const DeviceRegion& r = placement.region_for(core, tensor.role);
+    channel_storage(platform, r.device, r.channel).write(r.offset + tensor.offset, static_cast<const uint8_t*>(data), size);
+}
+
+void read_core_tensor(Platform& platform, const ProgramPlacement& placement, unsigned core, const isa::TensorInfo& tensor,
+                      void* data, uint64_t size) {
+    const DeviceRegion& r = placement.region_for(core, tensor.role);
     channel_storage(platform, r.device, r.channel).read(r.offset + tensor.offset, static_cast<uint8_t*>(data), size);
 }
 

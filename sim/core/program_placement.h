@@ -52,7 +52,16 @@ struct StreamCode {
     uint64_t bytes = 0;
 };
 
+// A program whose cores each keep their own state (a data-parallel training program: each core's
+// parameters, gradient sums and optimizer states, as torch-neuronx loads the program once per rank)
+// says so in its metadata; each program core then has its own whole copy of the device region, in
+// the channel next to it (program core i: device_regions[i]), and a host input or output of such a
+// program holds each core's copy in turn (driver/runtime's copies).
+// (isa::kDeviceRegionMetadata).
+bool has_region_per_core(const isa::Container& program);
+
 struct ProgramPlacement {
+    bool region_per_core = false;             // see has_region_per_core
     std::vector<PhysicalCore> cores;          // by program core
     std::vector<StreamCode> code;             // the streams' code in device memory; empty: the engines
                                               // run the program's streams as they are
@@ -64,16 +73,18 @@ struct ProgramPlacement {
     // Devices the program's cores are on, ascending, each once.
     std::vector<unsigned> devices() const;
     // Where program core `core` finds a DRAM tensor of role `role`: its own channel's copy for
-    // weights, its device's home copy for everything else.
+    // weights, its device's home copy for everything else (its own copy of everything, with a
+    // region per core).
     const DeviceRegion& region_for(unsigned core, isa::TensorRole role) const;
     // The device's home copy (inputs, outputs, scratch and weights).
     const DeviceRegion& home_region(unsigned device) const;
 };
 
 // The (device, channel) copies of the device region a program on `cores` needs: for each device in
-// ascending order its home copy first, then the other channels next to its cores. Offsets are 0;
-// whoever allocates the copies sets them.
-std::vector<DeviceRegion> region_copies(const std::vector<PhysicalCore>& cores);
+// ascending order its home copy first, then the other channels next to its cores; with
+// `region_per_core`, one home copy per core, in the cores' order. Offsets are 0; whoever allocates
+// the copies sets them.
+std::vector<DeviceRegion> region_copies(const std::vector<PhysicalCore>& cores, bool region_per_core = false);
 
 // The program cores on physical cores `first_core`, `first_core` + 1, ... of the machine (device-major).
 std::vector<PhysicalCore> consecutive_cores(const config::ChipSpec& chip, unsigned first_core, unsigned count);
@@ -90,8 +101,10 @@ void check_program_fits(const isa::Container& program, const config::HostSpec& s
 ProgramPlacement place_program(const isa::Container& program, const Platform& platform, unsigned first_core = 0,
                                uint64_t device_region = 0, uint64_t host_region = 0);
 
-// Writes every tensor's initial contents (weights, constants, inputs that carry data) to where the
-// placement puts it.
+// A load: restarts the stochastic-rounding streams of the placement's cores (a loaded program
+// draws from its seed again, platform/rounding_stream.h), then writes every tensor's initial contents
+// (weights, constants, inputs that carry data) to where the placement puts it.
+void restart_rounding_streams(Platform& platform, const ProgramPlacement& placement);
 void load_tensors(const isa::Container& program, const ProgramPlacement& placement, Platform& platform);
 
 // A DRAM tensor's contents, as a host writes an input (into every device's home copy, plus the other
@@ -100,6 +113,11 @@ void write_device_tensor(Platform& platform, const ProgramPlacement& placement, 
                          const void* data, uint64_t size);
 void read_device_tensor(Platform& platform, const ProgramPlacement& placement, const isa::TensorInfo& tensor,
                         void* data, uint64_t size);
+// Program core `core`'s copy of a DRAM tensor (with a region per core, the core's own).
+void write_core_tensor(Platform& platform, const ProgramPlacement& placement, unsigned core, const isa::TensorInfo& tensor,
+                       const void* data, uint64_t size);
+void read_core_tensor(Platform& platform, const ProgramPlacement& placement, unsigned core, const isa::TensorInfo& tensor,
+                      void* data, uint64_t size);
 
 // The bytes of memory channel `channel` of device `device`.
 SparseMemory& channel_storage(Platform& platform, unsigned device, unsigned channel);

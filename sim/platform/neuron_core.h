@@ -9,6 +9,7 @@
 
 #include "config/host_spec.h"
 #include "platform/engine.h"
+#include "platform/rounding_stream.h"
 #include "platform/timed_memory.h"
 
 namespace nsim::sim {
@@ -24,6 +25,8 @@ public:
     TimedMemory& psum() { return psum_; }
     const TimedMemory& sbuf() const { return sbuf_; }
     const TimedMemory& psum() const { return psum_; }
+    // Its stochastic-rounding generator's position, kept across executions (rounding_stream.h).
+    RoundingStream& rounding_stream() { return rounding_stream_; }
 
 private:
     config::NeuronCoreSpec spec_;
@@ -31,6 +34,7 @@ private:
     std::vector<std::unique_ptr<Engine>> engines_;
     TimedMemory sbuf_;
     TimedMemory psum_;
+    RoundingStream rounding_stream_;
 };
 
 }  // namespace nsim::sim

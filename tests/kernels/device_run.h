@@ -53,10 +53,19 @@ struct DeviceRun {
         write(name, std::vector<float>(values.begin(), values.end()));
     }
 
-    std::vector<float> read(const std::string& name) const {
+    std::vector<float> read(const std::string& name) const { return read_core(0, name); }
+
+    // Program core `core`'s copy (of a program whose cores keep their own tensors, sim::core::has_region_per_core).
+    void write_core(unsigned core, const std::string& name, const std::vector<float>& values) {
+        const isa::TensorInfo& t = tensor(name);
+        const std::vector<uint8_t> bytes = builder::encode_values(values, t.dtype);
+        if (bytes.size() != t.size_bytes()) throw std::invalid_argument("wrong size for " + name);
+        sim::core::write_core_tensor(*platform, placement, core, t, bytes.data(), bytes.size());
+    }
+    std::vector<float> read_core(unsigned core, const std::string& name) const {
         const isa::TensorInfo& t = tensor(name);
         std::vector<uint8_t> bytes(t.size_bytes());
-        sim::core::read_device_tensor(*platform, placement, t, bytes.data(), bytes.size());
+        sim::core::read_core_tensor(*platform, placement, core, t, bytes.data(), bytes.size());
         return builder::decode_values(bytes.data(), bytes.size() / isa::size_in_bytes(t.dtype), t.dtype);
     }
 

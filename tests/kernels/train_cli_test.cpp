@@ -291,6 +291,30 @@ TEST(TrainCli, TimingRunComposesTheStepFromTheSimulatedMicroSteps) {
     EXPECT_NE(text.out.find("1 simulated, the other 1 counted at its time"), std::string::npos) << text.out;
 }
 
+// Data parallel on the two cores of a trn1.2xlarge (--cores 2): a functional fine-tune through the
+// runtime, each core on its own micro-batch of four pairs, the gradients all-reduced between the
+// micro-step and the optimizer: the LOG line per step, the step composed of the micro-step, the
+// all-reduce and the optimizer graphs, an all-reduce phase that takes time, and a throughput that
+// counts both cores' sequences (8 per step).
+TEST(TrainCli, DataParallelFineTuningOnTwoCores) {
+    ScratchDir dir;
+    const fs::path program = build_program(dir.path(), "--micro-batch 4 --dtype fp32 --cores 2 --disable-dropout");
+    const fs::path pairs = write_mrpc_pairs(dir.path(), 8);
+    const auto text = run_command(train(program, "--steps 1 --functional --data " + pairs.string()));
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_TRUE(std::regex_search(text.out, std::regex(R"(LOG .* - \(0, 1\) step_loss : [0-9.]+  learning_rate : )")))
+        << text.out;
+    EXPECT_NE(text.out.find("data parallel on 2 cores"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("first micro-step + all-reduce + optimizer"), std::string::npos) << text.out;
+    const auto r = run_command(train(program, "--steps 2 --functional --lr 1e-3 --json --data " + pairs.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["cores"].get<uint32_t>(), 2u);
+    EXPECT_GT(j["step_breakdown_s"]["all-reduce"].get<double>(), 0);
+    EXPECT_NEAR(j["throughput_per_s"].get<double>() * j["step_s"].get<double>(), 8.0, 1e-6);
+    EXPECT_GT(j["steps"][0]["loss"].get<double>(), 0.3);
+}
+
 TEST(TrainCli, UserErrorsAreOneLine) {
     ScratchDir dir;
     const fs::path program = build_program(dir.path(), "--micro-batch 2");
@@ -320,6 +344,7 @@ TEST(TrainCli, UserErrorsAreOneLine) {
         EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
     };
     expect_build_error("--instance trn1.2xlarge --cores 4", "trn1.2xlarge has 2");
+    expect_build_error("--instance trn1.32xlarge --cores 3", "trn1.32xlarge runs collectives on 2, 8, 16, 32 ranks");
     expect_build_error("--instance trn1.2xlarge --task pretrain --weights " + dir.path().string(), "not built yet");
     expect_build_error("--instance trn1.2xlarge --task pretrain --max-predictions 40", "exceeds --seq 32");
     expect_build_error("--instance trn1.2xlarge --micro-batch 4 --sequences-per-pass 3", "must divide --micro-batch 4");
@@ -338,8 +363,8 @@ TEST(TrainCli, UserErrorsAreOneLine) {
 }
 
 // The two errors of issue 15's list that come from the machine rather than the files: a training
-// program on an instance with too few cores (data-parallel programs are not built yet, so the program
-// here is one whose header asks for four cores, as a four-core one will), and a model whose weights,
+// program on an instance with too few cores (here one whose header asks for four cores, as a
+// four-core data-parallel one does), and a model whose weights,
 // gradients and optimizer states exceed the core's share of device memory (refused before its weights
 // are made). One line each, naming what.
 TEST(TrainCli, MachineTooSmallIsOneLine) {

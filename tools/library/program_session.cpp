@@ -39,10 +39,13 @@ Session::Session(Instance& instance, isa::Container program, bool functional)
                                 "the first device only); build it for at most {} cores",
                                 devices, spec().chip.cores_per_device));
     }
+    // A program whose cores keep their own tensors (sim::core::has_region_per_core) takes (and gives)
+    // each core's copy of an input (output), one after another: input() and output() hold them all.
+    const uint64_t copies = model_->loaded.placement.region_per_core ? model_->loaded.placement.cores.size() : 1;
     for (const isa::TensorInfo& t : model_->program.tensors) {
         if (t.role != isa::TensorRole::Input && t.role != isa::TensorRole::Output) continue;
         runtime::Tensor* tensor = nullptr;
-        if (rt.tensor_allocate(runtime::TensorPlacement::Host, int32_t(model_->vnc), t.size_bytes(), t.name, &tensor) !=
+        if (rt.tensor_allocate(runtime::TensorPlacement::Host, int32_t(model_->vnc), t.size_bytes() * copies, t.name, &tensor) !=
             runtime::NrtStatus::Success) {
             const std::string message = rt.last_error();
             release();
@@ -50,7 +53,9 @@ Session::Session(Instance& instance, isa::Container program, bool functional)
         }
         // A program's own input values (an assembled program's .data) are what it runs on.
         if (t.role == isa::TensorRole::Input && !t.data.empty())
-            std::copy_n(t.data.begin(), std::min(t.data.size(), tensor->host.size()), tensor->host.begin());
+            for (uint64_t c = 0; c < copies; ++c)
+                std::copy_n(t.data.begin(), std::min(t.data.size(), tensor->host.size() - c * t.size_bytes()),
+                            tensor->host.begin() + c * t.size_bytes());
         (t.role == isa::TensorRole::Input ? inputs_ : outputs_)[t.name] = tensor;
     }
 }

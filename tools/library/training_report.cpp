@@ -45,7 +45,7 @@ nlohmann::json composition_json(const TrainingReport& r) {
         graphs.push_back({{"graph", g.graph}, {"executions", g.count}, {"simulated", g.simulated},
                           {"device_s", g.device_s}, {"runtime_call_s", g.runtime_call_s}, {"breakdown_s", phases}});
     }
-    return {{"formula", composition_formula(r.last_step)}, {"graphs", graphs}};
+    return {{"formula", composition_formula(r.last_step)}, {"cores", r.shape.cores}, {"graphs", graphs}};
 }
 
 }  // namespace
@@ -76,12 +76,13 @@ TrainingReport training_report(const Session& session, const TrainingShape& shap
     const auto& peaks = session.spec().chip.core.tensor.peak_flops;
     const auto peak = peaks.find(shape.dtype);
     r.peak_flops = peak == peaks.end() ? 0 : peak->second;
-    r.mfu = r.peak_flops > 0 ? r.throughput_per_s * r.flops_per_sequence / r.peak_flops : 0;
+    // The script's extract_mfu: a per-worker peak, the throughput of every worker.
+    r.mfu = r.peak_flops > 0 ? r.throughput_per_s * r.flops_per_sequence / (r.peak_flops * shape.cores) : 0;
     r.memory = memory_of(program, session.spec());
     if (!steps.empty()) {
         r.last_step = steps.back().executions;
         for (const GraphExecutions& g : r.last_step)
-            if (g.graph != kernels::train::kOptimizerGraph) r.last = g.last;
+            if (g.graph != kernels::train::kOptimizerGraph && g.graph != kernels::train::kAllReduceGraph) r.last = g.last;
     }
     return r;
 }
@@ -103,6 +104,7 @@ nlohmann::json training_report_json(const TrainingReport& r) {
             {"micro_batch", r.shape.micro_batch},
             {"grad_accum", r.shape.grad_accum},
             {"seq_len", r.shape.seq},
+            {"cores", r.shape.cores},
             {"functional", r.functional},
             {"steps", steps},
             {"step_device_s", r.step_device_s},
@@ -125,11 +127,13 @@ nlohmann::json training_report_json(const TrainingReport& r) {
 
 std::string training_report_text(const TrainingReport& r) {
     std::string out;
-    out += fmt::format("{} {} on {} ({}, micro-batch {} x seq {}{}, {} micro-step(s) per step){}\n",
+    out += fmt::format("{} {} on {} ({}, micro-batch {} x seq {}{}, {} micro-step(s) per step{}){}\n",
                        r.shape.pretraining ? "pretraining" : "training", r.program, r.instance, r.dtype,
                        r.shape.micro_batch, r.shape.seq,
                        r.shape.pretraining ? fmt::format(", {} masked-LM predictions per sequence", r.shape.max_predictions) : "",
-                       r.shape.grad_accum, r.functional ? "" : ", timing only");
+                       r.shape.grad_accum,
+                       r.shape.cores > 1 ? fmt::format(", data parallel on {} cores, each its own micro-batches", r.shape.cores) : "",
+                       r.functional ? "" : ", timing only");
     out += fmt::format("steps              {:10}\n", r.steps.size());
     out += fmt::format("step time          {:10.3f} ms  engines; {:.3f} ms with the runtime call (PCIe in/out)\n",
                        r.step_device_s * 1e3, r.step_s * 1e3);
@@ -145,8 +149,9 @@ std::string training_report_text(const TrainingReport& r) {
                                g.simulated < g.count ? fmt::format(", the other {} counted at its time", g.count - g.simulated) : "");
     }
     out += fmt::format("throughput         {:10.2f} sequences/s\n", r.throughput_per_s);
-    out += fmt::format("MFU                {:10.2f} %  ({:.3g} FLOP per sequence, peak {:.3g} FLOP/s per core in {})\n",
-                       r.mfu * 100, r.flops_per_sequence, r.peak_flops, r.dtype);
+    out += fmt::format("MFU                {:10.2f} %  ({:.3g} FLOP per sequence, peak {:.3g} FLOP/s per core in {}{})\n",
+                       r.mfu * 100, r.flops_per_sequence, r.peak_flops, r.dtype,
+                       r.shape.cores > 1 ? fmt::format(", {} cores", r.shape.cores) : "");
     if (r.functional && !r.steps.empty())
         out += fmt::format("loss               {:10.4f} -> {:.4f} (first step -> last)\n", r.steps.front().loss,
                            r.steps.back().loss);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 #include "builder/program_builder.h"
@@ -15,6 +16,7 @@ namespace {
 
 constexpr size_t kThroughputWindow = 10;  // the script's Throughput class
 
+// `values`: every core's copy, one after another.
 void write_values(Session& session, const std::string& name, const std::vector<float>& values, isa::DType dtype) {
     std::vector<uint8_t>& bytes = session.input(name);
     const std::vector<uint8_t> encoded = kernels::builder::encode_values(values, dtype);
@@ -24,9 +26,17 @@ void write_values(Session& session, const std::string& name, const std::vector<f
 
 std::vector<float> floats(const std::vector<int32_t>& v) { return std::vector<float>(v.begin(), v.end()); }
 
-float read_float(const Session& session, const std::string& name, size_t index) {
+// An fp32 output's values (every core's copy, one after another).
+std::vector<float> read_floats(const Session& session, const std::string& name) {
     const std::vector<uint8_t>& out = session.output(name);
-    return kernels::builder::decode_values(out.data(), out.size() / 4, isa::DType::Fp32).at(index);
+    return kernels::builder::decode_values(out.data(), out.size() / 4, isa::DType::Fp32);
+}
+
+// `values` once per core.
+std::vector<float> for_every_core(const std::vector<float>& values, uint32_t cores) {
+    std::vector<float> all;
+    for (uint32_t c = 0; c < cores; ++c) all.insert(all.end(), values.begin(), values.end());
+    return all;
 }
 
 }  // namespace
@@ -50,6 +60,7 @@ TrainingShape training_shape(const isa::Container& program, const std::string& f
     s.layers = metadata_u32(program, "layers", 0);
     s.hidden = metadata_u32(program, "hidden_size", 0);
     s.num_labels = metadata_u32(program, "num_labels", 2);
+    s.cores = metadata_u32(program, "cores", 1);
     s.pretraining = program.metadata_value("task") == kernels::train::kPretrainTask;
     s.max_predictions = metadata_u32(program, "max_predictions", 0);
     s.dtype = program.metadata_value("dtype");
@@ -70,16 +81,28 @@ TrainingRun::TrainingRun(Session& session, const TrainingShape& shape, const Tra
 
 void TrainingRun::write_micro_batch(size_t batch) {
     namespace train = kernels::train;
-    const kernels::PretrainingBatch* p = data_.pretraining.empty() ? nullptr : &data_.pretraining[batch];
-    const kernels::TokenBatch& t = p ? p->tokens : data_.batches[batch].tokens;
-    write_values(session_, train::kInputIdsInput, floats(t.input_ids), isa::DType::Int32);
-    write_values(session_, train::kTokenTypeIdsInput, floats(t.token_type_ids), isa::DType::Int32);
-    write_values(session_, train::kAttentionMaskInput, floats(t.attention_mask), isa::DType::Int32);
-    write_values(session_, train::kLabelsInput, floats(p ? p->next_sentence : data_.labels[batch]), isa::DType::Fp32);
-    if (!p) return;
-    write_values(session_, train::kMaskedLmPositionsInput, floats(p->positions), isa::DType::Int32);
-    write_values(session_, train::kMaskedLmLabelsInput, floats(p->labels), isa::DType::Int32);
-    write_values(session_, train::kMaskedLmWeightsInput, p->weights, isa::DType::Fp32);
+    // Core c's micro-batch is the c-th after `batch` (cycling through the data).
+    std::map<std::string, std::vector<float>> inputs;
+    for (uint32_t c = 0; c < shape_.cores; ++c) {
+        const size_t b = (batch + c) % data_.micro_batches();
+        const kernels::PretrainingBatch* p = data_.pretraining.empty() ? nullptr : &data_.pretraining[b];
+        const kernels::TokenBatch& t = p ? p->tokens : data_.batches[b].tokens;
+        auto append = [&](const char* name, const std::vector<float>& values) {
+            inputs[name].insert(inputs[name].end(), values.begin(), values.end());
+        };
+        append(train::kInputIdsInput, floats(t.input_ids));
+        append(train::kTokenTypeIdsInput, floats(t.token_type_ids));
+        append(train::kAttentionMaskInput, floats(t.attention_mask));
+        append(train::kLabelsInput, floats(p ? p->next_sentence : data_.labels[b]));
+        if (!p) continue;
+        append(train::kMaskedLmPositionsInput, floats(p->positions));
+        append(train::kMaskedLmLabelsInput, floats(p->labels));
+        append(train::kMaskedLmWeightsInput, p->weights);
+    }
+    for (const auto& [name, values] : inputs) {
+        const bool fp32 = name == train::kLabelsInput || name == train::kMaskedLmWeightsInput;
+        write_values(session_, name, values, fp32 ? isa::DType::Fp32 : isa::DType::Int32);
+    }
 }
 
 void TrainingRun::execute(const std::string& graph, bool simulate, GraphExecutions& into) {
@@ -104,24 +127,28 @@ TrainingStepResult TrainingRun::step() {
     TrainingStepResult r;
     r.step = ++step_;
     r.learning_rate = scheduled_learning_rate(schedule_, r.step);
-    GraphExecutions first, later, optimizer;
+    GraphExecutions first, later, all_reduce, optimizer;
     for (uint32_t k = 0; k < shape_.grad_accum; ++k) {
         // Timing only: the first and the second micro-step are simulated, the rest take the second's time.
         const bool simulate = session_.functional() || k < 2;
         if (simulate && data_.micro_batches() > 0) {
             write_micro_batch(next_batch_);
-            next_batch_ = (next_batch_ + 1) % data_.micro_batches();
+            next_batch_ = (next_batch_ + shape_.cores) % data_.micro_batches();
         }
         execute(k == 0 ? train::kFirstMicroStepGraph : train::kMicroStepGraph, simulate, k == 0 ? first : later);
-        if (simulate) r.loss += read_float(session_, train::kLossOutput, 0);
+        if (simulate)
+            for (float loss : read_floats(session_, train::kLossOutput)) r.loss += loss / shape_.cores;
     }
     r.loss /= shape_.grad_accum;
+    if (shape_.cores > 1) execute(train::kAllReduceGraph, true, all_reduce);
     write_values(session_, train::kAdamWScalarsInput,
-                 train::adamw_step_scalars(r.learning_rate, schedule_.weight_decay, shape_.beta1, shape_.beta2, r.step),
+                 for_every_core(train::adamw_step_scalars(r.learning_rate, schedule_.weight_decay, shape_.beta1,
+                                                          shape_.beta2, r.step),
+                                shape_.cores),
                  isa::DType::Fp32);
     execute(train::kOptimizerGraph, true, optimizer);
-    if (shape_.clips) r.grad_norm = read_float(session_, train::kGradNormOutput, 0);
-    for (GraphExecutions* g : {&first, &later, &optimizer}) {
+    if (shape_.clips) r.grad_norm = read_floats(session_, train::kGradNormOutput).at(0);
+    for (GraphExecutions* g : {&first, &later, &all_reduce, &optimizer}) {
         if (g->count == 0) continue;
         r.device_s += g->count * g->device_s;
         r.step_s += g->count * g->runtime_call_s;

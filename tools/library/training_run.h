@@ -2,7 +2,11 @@
 // BERT fine-tuning script drives the device (training.md A2.2, A4): per optimizer step, each
 // micro-step's batch of sentence pairs written to the program's inputs before an execution of its
 // micro-step graph (the first micro-step's, then the accumulating one's), its loss read back; then
-// the step's AdamW scalars and one execution of the optimizer graph, all through the runtime.
+// the step's AdamW scalars and one execution of the optimizer graph, all through the runtime. On C
+// data-parallel cores each execution runs on every core, core i on the i-th of C consecutive
+// micro-batches (the i-th slice of the global batch), the loss is the cores' mean (the script's
+// all_reduce(running_loss / world_size), done on the host here), and the "all-reduce" graph runs
+// between the last micro-step and the optimizer.
 // A functional run executes every micro-step. A timing-only run simulates the first micro-step and
 // the second (the accumulating graph) and counts the step's other micro-steps as the second's
 // repetitions: they run the same instructions on inputs timing does not read, each execution from
@@ -40,12 +44,13 @@ double scheduled_learning_rate(const TrainingSchedule& schedule, uint32_t step);
 // `program` is not a training program (an inference model, a kernel).
 struct TrainingShape {
     uint32_t micro_batch = 1, seq = 0, grad_accum = 1, layers = 0, hidden = 0, num_labels = 2;
+    uint32_t cores = 1;            // data parallel: each its own micro-batches, an all-reduce before the optimizer
     bool pretraining = false;      // task pretrain: masked-LM and next-sentence inputs
     uint32_t max_predictions = 0;  // masked-LM slots per sequence
     bool clips = false;
     std::string dtype;
     double beta1 = 0.9, beta2 = 0.999;
-    uint32_t sequences_per_step() const { return micro_batch * grad_accum; }
+    uint32_t sequences_per_step() const { return micro_batch * grad_accum * cores; }
 };
 TrainingShape training_shape(const isa::Container& program, const std::string& file);
 

@@ -1,6 +1,7 @@
 #include "neuron-build/bert_train_command.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -25,7 +26,12 @@ BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& o) {
     const uint32_t machine_cores = host.instance.devices * host.chip.cores_per_device;
     if (o.cores > machine_cores)
         throw UserError(std::to_string(o.cores) + " cores asked, " + host.instance.name + " has " + std::to_string(machine_cores));
-    if (o.cores > 1) throw UserError("--cores " + std::to_string(o.cores) + ": data-parallel training (the gradient all-reduce) is not built yet; use --cores 1");
+    // Data parallel: the gradient all-reduce is a collective over every core, on a rank count the
+    // instance's collectives run (driver/runtime/collective_rank_sets.h).
+    const std::vector<uint32_t>& ranks = host.instance.collective_rank_counts;
+    if (o.cores > 1 && !ranks.empty() && std::find(ranks.begin(), ranks.end(), o.cores) == ranks.end())
+        throw UserError(fmt::format("--cores {}: the gradient all-reduce would run over {} ranks, {} runs collectives on {} ranks",
+                                    o.cores, o.cores, host.instance.name, fmt::join(ranks, ", ")));
     const bool pretrain = o.task == kernels::train::kPretrainTask;
     if (pretrain && !o.weights.empty())
         throw UserError("--weights with --task pretrain: starting pretraining from a checkpoint is not built yet (random weights only)");
@@ -49,6 +55,7 @@ BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& o) {
     // The recipe's max_pred_len: 20 at seq 128, 80 at seq 512 (training.md A2.1).
     if (pretrain) p.step.max_predictions = o.max_predictions ? o.max_predictions : std::max(1u, (o.seq * 5 + 16) / 32);
     p.step.grad_accum = o.grad_accum;
+    p.step.cores = o.cores;
     p.step.max_grad_norm = float(o.max_grad_norm);
     p.step.optimizer_states = o.optimizer == "adamw-bf16" ? kernels::device::dtypes_for(p.precision).activation : isa::DType::Fp32;
     p.timing_only = o.timing_only;
@@ -82,7 +89,9 @@ BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& o) {
             (o.stochastic_rounding ? " with stochastic rounding" : "") +
             (program.metadata_value("dropout") == "off" ? ", no dropout" : ", dropout " + program.metadata_value("dropout")) +
             ", " + program.metadata_value("optimizer") +
-            ", on 1 core of " + host.chip.core.name + (o.timing_only ? ", timing only (no weights)" : "") +
+            (o.cores > 1 ? fmt::format(", data parallel on {} cores of {} (each its own micro-batches, the gradients "
+                                       "all-reduced before the optimizer)", o.cores, host.chip.core.name)
+                         : ", on 1 core of " + host.chip.core.name) + (o.timing_only ? ", timing only (no weights)" : "") +
             (program.metadata_value("activations") == "device memory"
                  ? "; activations spilled to device memory, passes of " + program.metadata_value("sequences_per_pass") +
                        " sequence(s)"

@@ -13,14 +13,15 @@ void RoundingState::set(uint32_t mode, uint32_t seed) {
         return;
     }
     if (mode != Stochastic) throw std::invalid_argument("rounding mode " + std::to_string(mode) + " is not 0 or 1");
-    if (stochastic_ && seed_ == seed) return;
     stochastic_ = true;
-    seed_ = seed;
-    writes_ = 0;
+    if (stream_->seeded && stream_->seed == seed) return;
+    stream_->seeded = true;
+    stream_->seed = seed;
+    stream_->writes = 0;
 }
 
 std::vector<uint32_t> RoundingState::next_write_bits(size_t count) {
-    const uint64_t stream = counter_hash((uint64_t(seed_) << 32) ^ counter_hash(writes_++));
+    const uint64_t stream = counter_hash((uint64_t(stream_->seed) << 32) ^ counter_hash(stream_->writes++));
     std::vector<uint32_t> bits(count);
     for (size_t i = 0; i < count; ++i) bits[i] = uint32_t(counter_hash(stream + i) >> 32);
     return bits;

@@ -84,6 +84,41 @@ INSTANTIATE_TEST_SUITE_P(Instances, StochasticRoundingProgram, ::testing::Values
                              return name;
                          });
 
+// The generator is the physical core's and continues from one execution to the next (as on the
+// hardware, seeded once per load): two executions of the same program on the same data round
+// differently; loading the program again starts from the seed, so the same sequence of executions
+// gives the same values bit for bit.
+TEST(StochasticRoundingProgram, TheStreamContinuesAcrossExecutionsAndALoadRestartsIt) {
+    const config::NeuronCoreSpec spec = testing::core_spec("trn1.2xlarge");
+    builder::ProgramBuilder program(spec, 1);
+    program.set_stochastic_rounding(7);
+    builder::CoreBuilder& core = program.core(0);
+    const uint32_t partitions = spec.sbuf.partitions;
+    const uint32_t out = program.add_tensor("x", isa::TensorRole::Output, isa::DType::Fp32, {partitions, kColumns});
+    const builder::Buffer b = core.sbuf(kColumns * 2, "x");
+    const builder::View x = builder::tile(b, isa::DType::Fp16, 0, partitions, 0, kColumns);
+    core.memset(isa::Engine::Dve, x, 1024.0f);
+    for (int i = 0; i < 64; ++i) core.tensor_scalar(isa::Engine::Dve, x, x, isa::AluOp::Add, 0.5f);
+    core.dma(core.dma_channel("io", 0),
+             builder::CoreBuilder::split_rows(
+                 builder::dram(builder::dram_rows(out, isa::DType::Fp32, kColumns, 0, partitions, 0, kColumns)), x, 1));
+    testing::DeviceRun run("trn1.2xlarge", program.finish());
+    auto two_executions = [&] {
+        std::vector<std::vector<float>> results;
+        for (int e = 0; e < 2; ++e) {
+            run.run();
+            results.push_back(run.read("x"));
+        }
+        return results;
+    };
+    const auto first = two_executions();
+    EXPECT_NE(first[0], first[1]) << "the second execution drew the first one's bits again";
+    for (const auto& values : first)
+        for (float v : values) EXPECT_TRUE(v > 1024.0f && v < 1088.0f) << v;  // 1056 +- 4 expected
+    sim::core::load_tensors(run.program, run.placement, *run.platform);  // a new load
+    EXPECT_EQ(two_executions(), first);
+}
+
 TEST(StochasticRoundingProgram, IsAnErrorAfterTheFirstInstruction) {
     builder::ProgramBuilder program(testing::core_spec("trn1.2xlarge"), 1);
     const builder::Buffer b = program.core(0).sbuf(2, "x");

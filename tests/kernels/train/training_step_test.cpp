@@ -29,6 +29,7 @@
 #include "reference/dropout_mask.h"
 #include "reference/gradient_clipping.h"
 #include "train/dropout.h"
+#include "train/training_program.h"
 #include "train/training_step.h"
 #include "training_test_states.h"
 
@@ -274,6 +275,85 @@ INSTANTIATE_TEST_SUITE_P(Trn1, TrainingStep,
                                            StepCase{Precision::Fp32, isa::DType::Fp32, "fp32_spilled_in_passes", false, true},
                                            StepCase{Precision::Bf16, isa::DType::Fp32, "bf16_spilled_in_passes", false, true}),
                          [](const ::testing::TestParamInfo<StepCase>& info) { return std::string(info.param.name); });
+
+// Data parallel (train/gradient_all_reduce.h): the same step on the two cores of a trn1.2xlarge,
+// each on its own micro-batches (core c's micro-step k on micro_batch(2k + c)), the gradient sums
+// all-reduced between the micro-steps and the optimizer, equals the one-core reference over the
+// combined batch (each micro-step's four sequences at once): the cores' mean loss, the sums (the
+// cores' sum after the all-reduce, the optimizer averaging over both), the norm and every update;
+// both cores end with the same gradient sums and parameters bit for bit. Two steps, tolerances as above.
+TEST_P(TrainingStep, DataParallelOnTwoCoresMatchesTheReferenceOverTheCombinedBatch) {
+    const StepCase param = GetParam();
+    if (param.spill || param.states != isa::DType::Fp32) GTEST_SKIP() << "fp32 and bf16 suffice";
+    constexpr uint32_t kCores = 2;
+    KernelHarness h(kInstance, param.precision);
+    const isa::DType act = h.dtypes().activation;
+    const bool fp32 = act == isa::DType::Fp32;
+    const double tolerance = fp32 ? 1e-4 : 5e-2;
+    const BertConfig config = small_config();
+    TrainingState state{random_bert_weights(config, 17, true), adam_states(config, false, param.states),
+                        adam_states(config, true, param.states)};
+    round_all(state.weights, act);
+    const reference::AdamWHyper adam{1e-3, 0.9, 0.999, 1e-8, 0.01};
+    auto core_batch = [](uint32_t step, uint32_t k, uint32_t c) { return micro_batch(4 * step + 2 * k + c); };
+    auto combined = [&](uint32_t step) {
+        std::vector<MicroBatch> batches;
+        for (uint32_t k = 0; k < kAccum; ++k) {
+            MicroBatch all{TokenBatch{kBatch * kCores, kSeq, {}, {}, {}}, {}};
+            for (uint32_t c = 0; c < kCores; ++c) {
+                const MicroBatch b = core_batch(step, k, c);
+                for (auto [to, from] : {std::pair{&all.tokens.input_ids, &b.tokens.input_ids},
+                                        std::pair{&all.tokens.token_type_ids, &b.tokens.token_type_ids},
+                                        std::pair{&all.tokens.attention_mask, &b.tokens.attention_mask},
+                                        std::pair{&all.labels, &b.labels}})
+                    to->insert(to->end(), from->begin(), from->end());
+            }
+            batches.push_back(std::move(all));
+        }
+        return batches;
+    };
+    train::TrainingOptions options;
+    options.micro_batch = kBatch;
+    options.seq = kSeq;
+    options.grad_accum = kAccum;
+    options.max_grad_norm = float(0.7 * reference_step(state, combined(0), 1e9, adam, 3).norm);
+    options.cores = kCores;
+    options.gradient_bucket_bytes = 256 * 1024;  // several buckets, the word table's alone
+    const train::TrainingProgram program = train::training_step(h.program(), h.dtypes(), weight_slot_columns(h.program().spec()),
+                                                                state.weights, state.m, state.v, options);
+    DeviceRun run(kInstance, train::data_parallel_program(h.program().finish(), kCores));
+
+    for (uint32_t step = 0, t = 3; step < 2; ++step, ++t) {
+        ReferenceStep want = reference_step(state, combined(step), options.max_grad_norm, adam, t);
+        std::vector<float> losses;
+        for (uint32_t k = 0; k < kAccum; ++k) {
+            for (uint32_t c = 0; c < kCores; ++c) {
+                const MicroBatch b = core_batch(step, k, c);
+                run.write_core(c, train::kInputIdsInput, {b.tokens.input_ids.begin(), b.tokens.input_ids.end()});
+                run.write_core(c, train::kTokenTypeIdsInput, {b.tokens.token_type_ids.begin(), b.tokens.token_type_ids.end()});
+                run.write_core(c, train::kAttentionMaskInput, {b.tokens.attention_mask.begin(), b.tokens.attention_mask.end()});
+                run.write_core(c, train::kLabelsInput, {b.labels.begin(), b.labels.end()});
+            }
+            run.run(true, k == 0 ? train::kFirstMicroStepGraph : train::kMicroStepGraph);
+            losses.push_back((run.read_core(0, train::kLossOutput)[0] + run.read_core(1, train::kLossOutput)[0]) / kCores);
+        }
+        run.run(true, train::kAllReduceGraph);
+        run.write(train::kAdamWScalarsInput, train::adamw_step_scalars(adam.lr, adam.weight_decay, adam.beta1, adam.beta2, t));
+        run.run(true, train::kOptimizerGraph);
+        ReferenceStep summed = want;  // the device's sums are both cores' after the all-reduce
+        for (const BertTensorSlot& slot : bert_tensor_slots(summed.gradient_sums, true))
+            for (float& x : slot.tensor->values) x *= kCores;
+        const StepErrors e = compare_step(run, losses, state, summed, fp32, tolerance);
+        size_t differ = 0;
+        for (const std::string& name : program.parameters)
+            for (const std::string& tensor : {name, train::gradient_tensor(name), train::m_tensor(name)})
+                differ += run.read_core(0, tensor) != run.read_core(1, tensor);
+        EXPECT_EQ(differ, 0u) << "tensors that differ between the cores";
+        std::cout << param.name << " on " << kCores << " cores, step " << t << ": loss " << losses[0]
+                  << "; worst gradient error " << e.gradient << ", worst update error " << e.update << "\n";
+        state = read_state(run, state);
+    }
+}
 
 // One bf16 step of two micro-steps, its activations kept on chip or spilled: the losses, every
 // gradient sum and every updated parameter, one after the other.
