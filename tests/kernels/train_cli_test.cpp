@@ -64,7 +64,7 @@ std::string train(const fs::path& program, const std::string& args) {
 
 // Eight MRPC pairs (four of each class) as one micro-batch, sixteen steps in bf16 with stochastic
 // rounding, clipping at 1 and a warmup of two steps, without dropout (--disable-dropout: the first
-// two steps' losses are then equal): the model learns them (measured: the loss goes
+// two steps' losses then differ by the roundings alone): the model learns them (measured: the loss goes
 // from 0.70 to 0.08); the report carries throughput and MFU. The checkpoint --save writes is a model
 // neuron-build bert loads, and run --pairs classifies the pairs with it as the training saw them.
 TEST(TrainCli, FineTuningOnMrpcPairsLowersTheLoss) {
@@ -83,7 +83,11 @@ TEST(TrainCli, FineTuningOnMrpcPairsLowersTheLoss) {
     std::cout << "\n";
     EXPECT_GT(losses.front(), 0.3);  // two classes, random weights: near log 2
     EXPECT_LT(losses.back(), 0.5 * losses.front());
-    EXPECT_EQ(losses[0], losses[1]);  // the first step's learning rate is 0 (warmup)
+    // The first step's learning rate is 0 (warmup): the second step starts from the same parameters,
+    // and its loss differs only by the roundings - stochastic rounding draws new bits every
+    // execution (the core's stream continues; measured 0.6978 and 0.6995).
+    EXPECT_NE(losses[0], losses[1]);
+    EXPECT_NEAR(losses[0], losses[1], 0.02);
     EXPECT_GT(j["throughput_per_s"].get<double>(), 0);
     EXPECT_GT(j["mfu"].get<double>(), 0);
     EXPECT_LT(j["mfu"].get<double>(), 1);
