@@ -34,7 +34,8 @@ void ActivationSpill::store(KernelContext& ctx, uint32_t layer, const LayerActiv
     }
 }
 
-LayerActivationTiles ActivationSpill::load(KernelContext& ctx, uint32_t layer, uint32_t first_token) const {
+LayerActivationTiles ActivationSpill::load(KernelContext& ctx, uint32_t layer, uint32_t first_token,
+                                           bool linear_inputs) const {
     if (layer >= layers_.size()) throw std::logic_error("ActivationSpill: a layer that was not stored");
     const uint32_t passes = tokens_ / pass_tokens_, pass = first_token / pass_tokens_;
     LayerActivationTiles a;
@@ -42,6 +43,13 @@ LayerActivationTiles ActivationSpill::load(KernelContext& ctx, uint32_t layer, u
         const DramTensor& k = layers_[layer][i];
         TileSet& set = a.*kKeptActivations[i];
         const uint32_t rows = k.rows / passes;
+        if (!linear_inputs && std::count(std::begin(kLinearInputs), std::end(kLinearInputs), kKeptActivations[i])) {
+            set.rows = rows;
+            set.columns = k.columns;
+            set.dtype = k.dtype;
+            set.tile_rows = device::partition_tile_rows(ctx.core.spec());
+            continue;
+        }
         set = device::allocate_tiles(ctx.core, rows, k.columns, k.dtype, "reloaded activation");
         load_tiles(ctx, channels_, {k.tensor, k.dtype, k.columns, pass * rows, 0}, set);
     }

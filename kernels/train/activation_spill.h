@@ -29,8 +29,10 @@ public:
     // Layer `layer`'s kept activations (LayerActivationTiles::saved) of the pass whose first token is
     // `first_token` into device memory.
     void store(KernelContext& ctx, uint32_t layer, const LayerActivationTiles& a, uint32_t first_token);
-    // Back into new on-chip TileSets of the same shapes (x_t, which the backward does not read, stays empty).
-    LayerActivationTiles load(KernelContext& ctx, uint32_t layer, uint32_t first_token) const;
+    // Back into new on-chip TileSets of the same shapes (x_t, which the backward does not read, stays
+    // empty). Without `linear_inputs`, the linears' inputs (kLinearInputs) come back as their shapes
+    // alone, no tiles: their weight gradients are made from device memory (DeferredWeightGradients).
+    LayerActivationTiles load(KernelContext& ctx, uint32_t layer, uint32_t first_token, bool linear_inputs = true) const;
     // The tensor that holds activation `which` of layer `layer` (stored already): [tokens, columns]
     // for a token-major one.
     DramTensor tensor(uint32_t layer, TileSet LayerActivationTiles::*which) const;

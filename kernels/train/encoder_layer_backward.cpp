@@ -70,9 +70,12 @@ void encoder_layer_backward(KernelContext& ctx, const device::AttentionShape& sh
     const isa::DType mm = ctx.dtypes.matmul;
     const uint32_t tokens = dy.rows, hidden = dy.columns, inter = p.intermediate.rows;
 
-    // Feed-forward block: LN2, output dense, GELU, intermediate dense, and the residual.
-    TileSet d_output_sum = tiles(ctx, tokens, hidden, mm, "d output sum");
-    norm_backward(ctx, *s.output_sum, dy, p.output_gamma_row, p.layer_norm_eps, d_output_sum, sink, first + kOutputNormGamma);
+    // Feed-forward block: LN2, output dense, GELU, intermediate dense, and the residual, whose sum
+    // (d attended) goes into d output sum's tiles. d intermediate is given back after GELU's backward,
+    // as the attention block's d context is before the projections: each block's outputs are allocated
+    // before its scratch (BERT-large in passes of two sequences fits SBUF so).
+    TileSet d_attended = tiles(ctx, tokens, hidden, mm, "d output sum");
+    norm_backward(ctx, *s.output_sum, dy, p.output_gamma_row, p.layer_norm_eps, d_attended, sink, first + kOutputNormGamma);
     const LayerDropout& drop = p.dropout;
     // The gradient of a dense whose output the forward dropped: dy with the same mask (dy itself when none).
     TileSet d_dense = drop.hidden > 0 ? tiles(ctx, tokens, hidden, mm, "d dropped dense") : TileSet{};
@@ -81,30 +84,34 @@ void encoder_layer_backward(KernelContext& ctx, const device::AttentionShape& sh
         dropout_tokens(ctx, dy_sum, d_dense, drop.hidden, key, drop.first_token);
         return d_dense;
     };
-    TileSet d_intermediate = tiles(ctx, tokens, inter, mm, "d intermediate");
-    linear(ctx, *s.intermediate, dropped(d_output_sum, drop.ffn_output_key), p.output, d_intermediate, sink,
-           first + kOutputWeight);
+    // d intermediate in goes into the pre-GELU activations' tiles (no one reads them after GELU's backward).
+    TileSet d_intermediate_in = *s.intermediate_in;
     {
-        const ScratchScope scratch(ctx);
-        gelu_backward(ctx, *s.intermediate_in, d_intermediate, d_intermediate);  // in place: d intermediate in
+        const ScratchScope ffn(ctx);
+        TileSet d_intermediate = tiles(ctx, tokens, inter, mm, "d intermediate");
+        linear(ctx, *s.intermediate, dropped(d_attended, drop.ffn_output_key), p.output, d_intermediate, sink,
+               first + kOutputWeight);
+        gelu_backward(ctx, *s.intermediate_in, d_intermediate, d_intermediate_in);
     }
-    const TileSet& d_intermediate_in = d_intermediate;
-    TileSet d_attended = tiles(ctx, tokens, hidden, mm, "d attended");
-    linear(ctx, *s.attended, d_intermediate_in, p.intermediate, d_attended, sink, first + kIntermediateWeight);
-    add_into(ctx, d_attended, d_output_sum);
+    {
+        const ScratchScope residual(ctx);
+        TileSet d_dense_in = tiles(ctx, tokens, hidden, mm, "d attended");
+        linear(ctx, *s.attended, d_intermediate_in, p.intermediate, d_dense_in, sink, first + kIntermediateWeight);
+        add_into(ctx, d_attended, d_dense_in);  // d output sum + d dense in: d attended
+    }
 
     // Attention block: LN1, output projection, attention, Q/K/V projections, and the residual.
     norm_backward(ctx, *s.attention_sum, d_attended, p.attention_gamma_row, p.layer_norm_eps, dx, sink,
                   first + kAttentionNormGamma);
-    TileSet d_context = tiles(ctx, tokens, hidden, mm, "d context");
-    linear(ctx, *s.context, dropped(dx, drop.attention_output_key), p.attention_output, d_context, sink,
-           first + kAttentionOutputWeight);
-    TileSet d_context_t = tiles(ctx, hidden, tokens, mm, "d context^T");
-    transpose_tiles(ctx, d_context, d_context_t);
     TileSet dq_t = tiles(ctx, hidden, tokens, mm, "dq^T"), dk_t = tiles(ctx, hidden, tokens, mm, "dk^T");
     TileSet dv_t = tiles(ctx, hidden, tokens, mm, "dv^T");
     {
-        const ScratchScope scratch(ctx);
+        const ScratchScope context(ctx);
+        TileSet d_context = tiles(ctx, tokens, hidden, mm, "d context");
+        linear(ctx, *s.context, dropped(dx, drop.attention_output_key), p.attention_output, d_context, sink,
+               first + kAttentionOutputWeight);
+        TileSet d_context_t = tiles(ctx, hidden, tokens, mm, "d context^T");
+        transpose_tiles(ctx, d_context, d_context_t);
         attention_backward(ctx, shape, {s.q, s.k, s.q_t, s.k_t, s.v_t, &d_context, &d_context_t, p.mask, drop.attention},
                            {&dq_t, &dk_t, &dv_t});
     }

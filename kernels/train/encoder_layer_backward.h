@@ -19,7 +19,8 @@ struct EncoderLayerSaved {
     const TileSet *x, *q, *k;                 // token-major [tokens, hidden]
     const TileSet *q_t, *k_t, *v_t;            // feature-major [hidden, tokens]
     const TileSet *context, *attention_sum, *attended;   // token-major [tokens, hidden]
-    const TileSet *intermediate_in, *intermediate;       // token-major [tokens, intermediate]
+    // token-major [tokens, intermediate]; the backward overwrites intermediate_in's tiles (with its gradient)
+    const TileSet *intermediate_in, *intermediate;
     const TileSet *output_sum;                           // token-major [tokens, hidden]
 };
 

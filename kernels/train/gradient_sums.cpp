@@ -13,9 +13,13 @@ GradientSums::GradientSums(KernelContext& ctx, builder::ProgramBuilder& program,
     for (const ParameterTensors& p : parameters) row_lengths_.push_back(p.columns);
     block_columns_ = std::min(ctx.max_moving(), ctx.bank_fp32_elements());
     room_columns_ = std::max(block_columns_, widest);
+}
+
+void GradientSums::place_rooms() {
+    placed_ = true;
     for (uint32_t i = 0; i < kRooms; ++i) {
-        blocks_[i] = ctx.core.sbuf_region(uint64_t(room_columns_) * 4, "gradient block");
-        sums_[i] = ctx.core.sbuf_region(uint64_t(room_columns_) * 4, "gradient sum block");
+        blocks_[i] = ctx_.core.sbuf_region(uint64_t(room_columns_) * 4, "gradient block");
+        sums_[i] = ctx_.core.sbuf_region(uint64_t(block_columns_) * 4, "gradient sum block");
     }
 }
 
@@ -28,6 +32,7 @@ std::vector<uint32_t> GradientSums::add_tensors(builder::ProgramBuilder& program
 }
 
 TileSet GradientSums::begin(uint32_t, uint32_t, uint32_t, uint32_t rows, uint32_t columns) {
+    if (!placed_) throw std::logic_error("GradientSums: a block before the rooms are placed");
     if (rows > device::partition_tile_rows(ctx_.core.spec()) || columns > room_columns_)
         throw std::logic_error("GradientSums: a block larger than its room");
     const builder::Buffer& room = blocks_[next_block_++ % kRooms];
@@ -39,24 +44,25 @@ void GradientSums::end(uint32_t parameter, const TileSet& block, uint32_t first_
 }
 
 void GradientSums::add(const TileSet& g, uint32_t parameter, uint32_t first_row, uint32_t first_column) {
+    if (!placed_) throw std::logic_error("GradientSums: a gradient before the rooms are placed");
     if (g.columns > room_columns_) throw std::logic_error("GradientSums: a gradient wider than the rooms");
     const DramBlock sums{tensors_.at(parameter), isa::DType::Fp32, row_lengths_[parameter], first_row, first_column};
     if (first_) {
         store_tiles(ctx_, channels_, g, sums);
         return;
     }
-    for (uint32_t t = 0; t < g.tiles.size(); ++t) {
-        TileSet tile = g;
-        tile.tiles = {g.tiles[t]};
-        tile.rows = g.rows_of(t);
-        TileSet sum = device::alias_tiles(ctx_.core, sums_[next_sum_++ % kRooms], 0, tile.rows, g.columns, isa::DType::Fp32);
-        DramBlock at = sums;
-        at.first_row += t * g.tile_rows;
-        load_tiles(ctx_, channels_, at, sum);
-        ctx_.core.tensor_tensor(isa::Engine::Pool, sum.view(0, 0, g.columns), sum.view(0, 0, g.columns),
-                                tile.view(0, 0, g.columns), isa::AluOp::Add);
-        store_tiles(ctx_, channels_, sum, at);
-    }
+    // A tile's sum comes in, is added to and goes back a block of columns at a time.
+    for (uint32_t t = 0; t < g.tiles.size(); ++t)
+        for (const device::Range c : device::split(g.columns, block_columns_)) {
+            const uint32_t rows = g.rows_of(t);
+            TileSet sum = device::alias_tiles(ctx_.core, sums_[next_sum_++ % kRooms], 0, rows, c.size, isa::DType::Fp32);
+            const DramBlock at{sums.tensor, sums.dtype, sums.row_length, sums.first_row + t * g.tile_rows,
+                               sums.first_column + c.begin};
+            load_tiles(ctx_, channels_, at, sum);
+            ctx_.core.tensor_tensor(isa::Engine::Pool, sum.view(0, 0, c.size), sum.view(0, 0, c.size),
+                                    g.view(t, c.begin, c.size), isa::AluOp::Add);
+            store_tiles(ctx_, channels_, sum, at);
+        }
 }
 
 }  // namespace nsim::kernels::train

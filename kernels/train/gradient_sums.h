@@ -15,9 +15,14 @@ namespace nsim::kernels::train {
 
 class GradientSums : public GradientSink {
 public:
-    // Adds the sums to `program`, and the rooms (for gradients of up to `widest` columns a tile) to SBUF.
+    // Adds the sums to `program`; the rooms (for gradients of up to `widest` columns a tile) are
+    // placed in SBUF by place_rooms.
     GradientSums(KernelContext& ctx, builder::ProgramBuilder& program, const TensorChannels& channels,
                  const std::vector<ParameterTensors>& parameters, uint32_t widest);
+    // The rooms, at the top of SBUF, for the gradients to come until SBUF is rewound below them
+    // (a pass's backward, the micro-step's deferred gradients): what runs before (the forward)
+    // has their SBUF. Place them again after such a rewind.
+    void place_rooms();
     const std::vector<uint32_t>& tensors() const { return tensors_; }
     // The sums' tensors alone (what the optimizer graph reads), by parameter.
     static std::vector<uint32_t> add_tensors(builder::ProgramBuilder& program, const std::vector<ParameterTensors>& parameters);
@@ -39,7 +44,7 @@ private:
     uint32_t block_columns_ = 0, room_columns_ = 0;
     builder::Buffer blocks_[kRooms], sums_[kRooms];
     uint32_t next_block_ = 0, next_sum_ = 0;
-    bool first_ = true;
+    bool first_ = true, placed_ = false;
 };
 
 }  // namespace nsim::kernels::train

@@ -150,19 +150,20 @@ private:
     }
 
     // GELU(x W^T + b): the pre-GELU values and the GELU's token-major (what the backward reads), and
-    // the GELU's feature-major (the next matmul's input).
+    // the GELU's feature-major (the next matmul's input). The pre-GELU values are made feature-major,
+    // transposed, then GELU'd in place: the feature-major pre-GELU and GELU tensors share SBUF (the
+    // FFN's peak, at passes of two sequences of BERT-large).
     struct GeluProjection {
         TileSet in, out, out_t;
     };
     GeluProjection gelu_projection(const TileSet& x_t, const TrainedLinear& w, const std::string& what) {
         const isa::DType mm = ctx_.dtypes.matmul;
         const uint32_t tokens = x_t.columns;
-        const TileSet in_t = projection_t(x_t, w, isa::ActivationFunction::Identity, what + " in^T");
         GeluProjection g;
-        g.out_t = tiles(in_t.rows, tokens, mm, what + "^T");
+        g.out_t = projection_t(x_t, w, isa::ActivationFunction::Identity, what + "^T");
+        g.in = transposed(g.out_t, mm, what + " in");
         for (uint32_t i = 0; i < g.out_t.tiles.size(); ++i)
-            ctx_.core.activation(g.out_t.view(i, 0, tokens), in_t.view(i, 0, tokens), isa::ActivationFunction::Gelu);
-        g.in = transposed(in_t, mm, what + " in");
+            ctx_.core.activation(g.out_t.view(i, 0, tokens), g.out_t.view(i, 0, tokens), isa::ActivationFunction::Gelu);
         g.out = transposed(g.out_t, mm, what);
         return g;
     }

@@ -6,8 +6,8 @@
 //   Q^T, K^T, V^T feature-major with their biases (feature_major_linear), and token-major copies by
 //     tensor-engine transposes; attention gets V with its bias already in (a zero value bias);
 //   the context transposed to token-major; the pre-norm sums (x + dense + bias) kept, layernorm run
-//     on a copy of them (layer_norm writes in place); the FFN's pre-GELU activations feature-major
-//     with GELU applied by the scalar engine into a second tensor, both transposed to token-major.
+//     on a copy of them (layer_norm writes in place); the FFN's pre-GELU activations feature-major,
+//     transposed to token-major, then GELU'd in place by the scalar engine and transposed again.
 // With dropout (ForwardInputs::dropout, train/dropout.h): the embeddings' output is dropped
 // token-major and transposed again for x^T; each residual dense's output is made in a tile of its
 // own, dropped, then added to the residual; the attention probabilities are dropped in
@@ -40,6 +40,10 @@ inline constexpr TileSet LayerActivationTiles::*kKeptActivations[] = {
     &LayerActivationTiles::k_t, &LayerActivationTiles::v_t, &LayerActivationTiles::context,
     &LayerActivationTiles::attention_sum, &LayerActivationTiles::attended, &LayerActivationTiles::intermediate_in,
     &LayerActivationTiles::intermediate, &LayerActivationTiles::output_sum};
+// The linears' inputs among them: what only the weight gradients read (dx = dy W needs their shapes).
+inline constexpr TileSet LayerActivationTiles::*kLinearInputs[] = {
+    &LayerActivationTiles::x, &LayerActivationTiles::context, &LayerActivationTiles::attended,
+    &LayerActivationTiles::intermediate};
 
 class ActivationSpill;
 

@@ -115,9 +115,9 @@ public:
         }
         if (!s_.deferred) return;
         ctx_.core.sbuf_rewind(mark);
+        s_.sums->place_rooms();
         s_.deferred->finish(ctx_, first);
         s_.phases->end(kBackwardPhase);
-        ctx_.core.sbuf_rewind(mark);
         // The tables' gradients over the micro-batch's tokens, from the passes' embedding-sum gradients.
         const uint32_t tokens = s_.micro_batch * seq;
         const TileSet ids = column(input_ids_, isa::DType::Int32, 0, tokens, "input ids/fp32");
@@ -220,6 +220,7 @@ private:
         const uint32_t head = kFirstLayerParameter + kLayerParameters * layers;
         GradientSums& sums = *s_.sums;
         GradientSink& layer_sink = s_.deferred ? static_cast<GradientSink&>(*s_.deferred) : sums;
+        sums.place_rooms();  // above the forward's SBUF, which is gone at the next pass's rewind
         // Layer l reads its output's gradient from dy[(l + 1) % 2] and writes its input's into dy[l % 2].
         TileSet dy[2] = {tiles(count, hidden, mm, "d layer io"), tiles(count, hidden, mm, "d layer io")};
         const uint64_t mark = ctx_.core.sbuf_mark();
@@ -241,7 +242,7 @@ private:
             ctx_.core.sbuf_rewind(mark);
             const TrainedLayer w = with_on_chip_rows(ctx_, channel_, model.layers[l], LayerPass::Backward);
             LayerActivationTiles reloaded;
-            if (s_.spill) reloaded = s_.spill->load(ctx_, l, in.first_row * s_.shape.seq);
+            if (s_.spill) reloaded = s_.spill->load(ctx_, l, in.first_row * s_.shape.seq, !s_.deferred);
             if (s_.deferred) defer_layer(l);
             const LayerActivationTiles& a = s_.spill ? reloaded : f.layers[l];
             const EncoderLayerParameters params{w.query.backward, w.key.backward, w.value.backward,
