@@ -170,7 +170,7 @@ TEST(NccomTestNodes, TwoNodesAddTheEfaAllReduceToTheInstanceCollective) {
 
 // The nodes spread over two MPI ranks (one node each, then two each) give the table one process gives.
 TEST(NccomTestNodes, MpiRanksGiveTheTableOfOneProcess) {
-    for (const std::string arguments : {"all_reduce -r 16 -N 2 -b 1K -e 64K -f 8 -d bf16 -n 2 -w 1",
+    for (const std::string arguments : {"all_reduce -r 16 -N 2 -b 1K -e 8K -f 8 -d bf16 -n 1 -w 1",
                                         "all_gather -r 8 -N 4 -b 4K -e 4K -d fp32 -n 1 -w 0"}) {
         SCOPED_TRACE(arguments);
         const auto alone = test::run_command(nccom("trn1.32xlarge", arguments));

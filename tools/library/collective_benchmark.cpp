@@ -10,6 +10,7 @@
 #include "isa/access_pattern.h"
 #include "isa/text_format.h"
 #include "library/library_error.h"
+#include "library/inter_node_phase.h"
 #include "library/program_session.h"
 #include "cluster/hierarchical_collective.h"
 
@@ -87,7 +88,7 @@ class ClusterCollective {
 public:
     ClusterCollective(Instance& instance, NodeExchange& nodes, const CollectiveBenchmarkRequest& request, uint64_t size,
                       isa::DType dtype)
-        : instance_(instance), nodes_(nodes), element_(isa::size_in_bytes(dtype)),
+        : instance_(instance), nodes_(nodes), dtype_(dtype), element_(isa::size_in_bytes(dtype)),
           ranks_per_node_(request.ranks / request.nodes) {
         phases_ = sim::cluster::hierarchical_phases(operation_named(request.operation).kind, size / element_,
                                                     ranks_per_node_, request.nodes);
@@ -113,24 +114,15 @@ public:
                 for (NodeArrival& node : local) node.time_ps += to_ps(sessions_[p]->execute().device_s);
                 continue;
             }
-            // The phase starts when the last node's ranks have arrived.
-            const uint64_t end = latest(nodes_.exchange(local)) +
-                                 sim::cluster::inter_node_phase_ps(instance_.spec(), phases_[p], element_, ranks_per_node_,
-                                                                   nodes_.nodes());
-            for (NodeArrival& node : local) node.time_ps = end;
+            local = run_inter_node_phase(nodes_, instance_.spec(), phases_[p], ranks_per_node_, dtype_, local);
         }
-        return latest(nodes_.exchange(local));
+        return latest_arrival(nodes_.exchange(local));
     }
 
 private:
-    static uint64_t latest(const std::vector<NodeArrival>& arrivals) {
-        uint64_t t = 0;
-        for (const NodeArrival& a : arrivals) t = std::max(t, a.time_ps);
-        return t;
-    }
-
     Instance& instance_;
     NodeExchange& nodes_;
+    isa::DType dtype_;
     uint32_t element_, ranks_per_node_;
     std::vector<sim::cluster::CollectivePhase> phases_;
     std::vector<std::unique_ptr<Session>> sessions_;   // per phase; null for an inter-node one
