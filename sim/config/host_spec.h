@@ -166,6 +166,15 @@ struct ChipSpec {
     }
 };
 
+// The instance's EFA network interfaces, which join identical instances into a cluster (multi-node
+// collectives, sim/cluster/). devices == 0: the instance has no EFA and runs on its own.
+struct EfaSpec {
+    uint32_t devices = 0;             // EFA devices, each its own network channel
+    double bytes_per_s = 0;           // per device, each direction
+    double latency_s = 0;             // one inter-node hop: a send's start to its data at the peer
+    std::string collective_algorithm; // how a collective spans instances: "hierarchical" (sim/cluster)
+};
+
 struct InstanceSpec {
     std::string name;                 // "inf1.2xlarge"
     std::string chip;                 // key into the chip table
@@ -184,6 +193,7 @@ struct InstanceSpec {
     // NUMA: per node, its vCPUs, ascending; empty on a host with one node that Linux leaves unnumbered.
     std::vector<std::vector<uint32_t>> numa_node_cpus;
     std::vector<int32_t> device_numa_nodes;       // per device, its NUMA node; -1 where there is none
+    EfaSpec efa;                                  // devices 0: no EFA
 };
 
 // Everything needed to elaborate one simulated host.

@@ -175,12 +175,32 @@ void check_ports(const ConfigNode& node, const NeighbourLists& links, const Chip
     }
 }
 
+// efa: {devices, bytes_per_s, latency_s, collective_algorithm}; devices need not divide the chips, but
+// each sits on one chip (training.md A1.1), so there are no more of them than devices.
+EfaSpec read_efa(const ConfigNode& node, uint32_t devices) {
+    node.check_keys({"devices", "bytes_per_s", "latency_s", "collective_algorithm"});
+    EfaSpec efa;
+    const ConfigNode count = node.at("devices");
+    efa.devices = count.as_positive_u32();
+    if (efa.devices > devices)
+        count.fail(fmt::format("{} EFA devices on {} Neuron device(s): each EFA sits on a Neuron device of its own",
+                               efa.devices, devices));
+    const ConfigNode rate = node.at("bytes_per_s");
+    efa.bytes_per_s = rate.as_quantity(Quantity::bytes_per_second);
+    if (efa.bytes_per_s <= 0) rate.fail("must be greater than zero");
+    efa.latency_s = node.at("latency_s").as_quantity(Quantity::seconds);
+    const ConfigNode algorithm = node.at("collective_algorithm");
+    efa.collective_algorithm = algorithm.as_string();
+    if (efa.collective_algorithm != "hierarchical") algorithm.fail_expected("hierarchical");
+    return efa;
+}
+
 }  // namespace
 
 InstanceSpec read_instance(const ConfigNode& node, const ChipCatalog& chips) {
     node.check_keys({"chip", "devices", "vcpus", "host_memory_bytes", "pci_bdfs", "topology",
                      "connected_to", "link_bytes_per_s", "host_copy_bytes_per_s", "numa_node_cpus",
-                     "device_numa_nodes", "collective_rank_counts"});
+                     "device_numa_nodes", "collective_rank_counts", "efa"});
     InstanceSpec instance;
     instance.name = node.name();
     const ChipSpec& chip = read_chip_name(node.at("chip"), chips);
@@ -223,6 +243,8 @@ InstanceSpec read_instance(const ConfigNode& node, const ChipCatalog& chips) {
     if (const auto rank_counts = node.find("collective_rank_counts"))
         instance.collective_rank_counts =
             read_collective_rank_counts(*rank_counts, instance.devices * chip.cores_per_device);
+
+    if (const auto efa = node.find("efa")) instance.efa = read_efa(*efa, instance.devices);
 
     const auto numa_cpus = node.find("numa_node_cpus");
     const auto device_numa = node.find("device_numa_nodes");

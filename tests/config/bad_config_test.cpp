@@ -268,6 +268,24 @@ TEST_F(ConfigBadFile, NoCollectiveRings) {
                  "key 'chips.testchip.link.collective_rings': must be greater than zero");
 }
 
+// --- EFA (issue 17) ----------------------------------------------------------------------------
+
+std::string with_efa(const std::string& devices, const std::string& algorithm) {
+    return std::string(kLinks) + "    efa: {devices: " + devices + ", bytes_per_s: 12.5GB/s, latency_s: 15us, "
+                                 "collective_algorithm: " + algorithm + "}\n";
+}
+
+TEST_F(ConfigBadFile, EfaAlgorithmOtherThanHierarchical) {
+    expect_error(kLinks, with_efa("2", "ring"), "efa:",
+                 "key 'instances.test.4xlarge.efa.collective_algorithm': expected hierarchical, got 'ring'");
+}
+
+TEST_F(ConfigBadFile, MoreEfaDevicesThanNeuronDevices) {
+    expect_error(kLinks, with_efa("5", "hierarchical"), "efa:",
+                 "key 'instances.test.4xlarge.efa.devices': 5 EFA devices on 4 Neuron device(s): each EFA sits on a "
+                 "Neuron device of its own");
+}
+
 TEST_F(ConfigBadFile, NumaNodeCpusNotACpuList) {
     expect_error(kLinks, with_numa("[\"0-7\", \"8-\"]", "[0, 0, 1, 1]"), "numa_node_cpus:",
                  "key 'instances.test.4xlarge.numa_node_cpus[1]': expected a CPU list such as 0-23,48-71, got '8-'");

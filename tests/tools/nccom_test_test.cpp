@@ -1,7 +1,8 @@
 // `neuron-sim nccom-test` as a user runs it on a simulated trn1.32xlarge: nccom-test's table, bus
 // bandwidths that obey the mechanisms moving the data (rising with size, bounded by the DMA engines
 // that carry the rings and by the links), and one-line errors for rank sets the runtime refuses, bad
-// sizes and bad data types.
+// sizes and bad data types. Across nodes (issue 17): the hierarchical collective over EFA, the same
+// table from one process and from the nodes spread over MPI ranks, one-line errors for bad node counts.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -136,6 +137,75 @@ TEST(NccomTest, BadDataTypesAreOneLine) {
                                 "data type fp64 is not supported by the simulated collectives");
     test::expect_one_line_error(test::run_command(nccom("trn1.32xlarge", "all_reduce -r 2 -b 1K -e 1K -d float")),
                                 "unknown data type 'float'");
+}
+
+// --- across nodes (issue 17) ------------------------------------------------------------------
+
+std::string mpirun(int processes) {
+    return std::string(NSIM_MPIEXEC) + " --oversubscribe -np " + std::to_string(processes) + " ";
+}
+constexpr const char* kMpiEnvironment = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1";
+
+size_t occurrences(const std::string& text, const std::string& fragment) {
+    size_t count = 0;
+    for (size_t at = text.find(fragment); at != std::string::npos; at = text.find(fragment, at + 1)) ++count;
+    return count;
+}
+
+// Two trn1.32xlarge: the instance's reduce-scatter and all-gather (together the instance's ring
+// all-reduce) with the EFA all-reduce of each rank's share between them, which for 16 MiB of fp32
+// is 2 steps of 256 KiB per rank, 4 ranks per EFA device: 2 x (15 us + 1 MiB / 12.5 GB/s) = 198 us.
+TEST(NccomTestNodes, TwoNodesAddTheEfaAllReduceToTheInstanceCollective) {
+    const auto one = test::run_command(nccom("trn1.32xlarge", "all_reduce -r 32 -b 16M -e 16M -d fp32 -n 1 -w 0"));
+    const auto two = test::run_command(nccom("trn1.32xlarge", "all_reduce -r 64 -N 2 -b 16M -e 16M -d fp32 -n 1 -w 0"));
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    ASSERT_EQ(two.exit_code, 0) << two.err;
+    const Table alone = parse_table(one.out), joined = parse_table(two.out);
+    ASSERT_EQ(joined.rows.size(), 1u) << two.out;
+    ASSERT_EQ(alone.rows.size(), 1u) << one.out;
+    const double efa_us = 2 * (15 + 4.0 * (256 << 10) / 12.5e9 * 1e6);
+    EXPECT_NEAR(joined.rows[0].time_us - alone.rows[0].time_us, efa_us, 0.1 * efa_us) << one.out << two.out;
+    EXPECT_NEAR(joined.rows[0].busbw, joined.rows[0].algbw * 2 * 63 / 64, 0.02);   // r = 64 ranks in all
+}
+
+// The nodes spread over two MPI ranks (one node each, then two each) give the table one process gives.
+TEST(NccomTestNodes, MpiRanksGiveTheTableOfOneProcess) {
+    for (const std::string arguments : {"all_reduce -r 16 -N 2 -b 1K -e 8K -f 8 -d bf16 -n 1 -w 1",
+                                        "all_gather -r 8 -N 4 -b 4K -e 4K -d fp32 -n 1 -w 0"}) {
+        SCOPED_TRACE(arguments);
+        const auto alone = test::run_command(nccom("trn1.32xlarge", arguments));
+        ASSERT_EQ(alone.exit_code, 0) << alone.err;
+        const auto spread = test::run_command(mpirun(2) + nccom("trn1.32xlarge", arguments), kMpiEnvironment);
+        ASSERT_EQ(spread.exit_code, 0) << spread.err;
+        EXPECT_FALSE(parse_table(alone.out).rows.empty());
+        EXPECT_EQ(spread.out, alone.out);
+    }
+}
+
+TEST(NccomTestNodes, BadNodeCountsAreOneLine) {
+    test::expect_one_line_error(test::run_command(nccom("trn1.32xlarge", "all_reduce -r 32 -N 0 -b 1K -e 1K")),
+                                "-N 0: a collective runs on at least one node");
+    test::expect_one_line_error(test::run_command(nccom("trn1.32xlarge", "all_reduce -r 48 -N 5 -b 1K -e 1K")),
+                                "-r 48 ranks do not split evenly over -N 5 nodes");
+    test::expect_one_line_error(test::run_command(nccom("trn1.2xlarge", "all_reduce -r 4 -N 2 -b 1K -e 1K")),
+                                "-N 2: trn1.2xlarge has no EFA to join instances");
+    test::expect_one_line_error(test::run_command(nccom("trn1.32xlarge", "all_reduce -r 128 -N 2 -b 1K -e 1K")),
+                                "-r 128 over -N 2 nodes is 64 ranks per node; a trn1.32xlarge has 32 NeuronCores");
+    // Each node's ranks are a rank set the runtime must accept.
+    test::expect_one_line_error(test::run_command(nccom("trn1.32xlarge", "all_reduce -r 8 -N 2 -b 1K -e 1K")),
+                                "trn1.32xlarge runs collectives on 2, 8, 16 or 32 ranks");
+}
+
+// Under mpirun every rank meets the error; the first rank alone says it, once.
+TEST(NccomTestNodes, MoreMpiRanksThanNodesIsOneLine) {
+    const auto r = test::run_command(mpirun(3) + nccom("trn1.32xlarge", "all_reduce -r 4 -N 2 -b 1K -e 1K"), kMpiEnvironment);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_EQ(occurrences(r.err, "neuron-sim: 2 nodes over 3 MPI ranks: each rank simulates one node or more "
+                                 "(mpirun -np 1 to 2)"), 1u) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    const auto bad = test::run_command(mpirun(2) + nccom("trn1.32xlarge", "all_reduce -r 8 -N 2 -b 1K -e 1K"), kMpiEnvironment);
+    EXPECT_NE(bad.exit_code, 0);
+    EXPECT_EQ(occurrences(bad.err, "runs collectives on 2, 8, 16 or 32 ranks"), 1u) << bad.err;
 }
 
 }  // namespace

@@ -3,6 +3,12 @@
 // the runtime like any program (so neuron-ls and neuron-top see it, and the runtime refuses rank sets
 // it does not run) and executed warmup + iterations times; a row gives the average time of the timed
 // executions and the bandwidths nccom-test derives from it.
+// Across nodes (nccom-test -N: ranks over several identical instances joined by EFA) a collective is
+// the hierarchical algorithm's phases (sim/cluster/hierarchical_collective.h): each intra-node phase
+// a program of its own executed on the instance for every node this process simulates, each
+// inter-node phase costed from EFA once every node has arrived (library/node_exchange.h), so the
+// nodes may be spread over MPI ranks. A row's time runs from the collective's start on every node to
+// the last node's completion.
 #pragma once
 
 #include <cstdint>
@@ -12,12 +18,14 @@
 
 #include "isa/types.h"
 #include "library/instance.h"
+#include "library/node_exchange.h"
 
 namespace nsim::library {
 
 struct CollectiveBenchmarkRequest {
     std::string operation = "all_reduce";  // all_reduce | all_gather | reduce_scatter
-    uint32_t ranks = 2;                    // program cores 0 .. ranks-1 (the process's first NeuronCores)
+    uint32_t ranks = 2;                    // over all nodes; on each node its NeuronCores 0 .. ranks/nodes - 1
+    uint32_t nodes = 1;                    // identical instances joined by EFA
     std::string min_size = "32M", max_size = "32M";   // bytes, optionally K, M or G (powers of 1024)
     uint64_t factor = 2;                   // each size is the previous one times this
     std::string dtype = "uint8";           // nccom-test's default
@@ -41,13 +49,19 @@ isa::DType collective_dtype(const std::string& name);
 double bus_factor(const std::string& operation, uint32_t ranks);
 // The sizes of a request, checked with the rest of it (one-line Error: fewer than 2 ranks, no
 // iterations, a size of 0, not a whole number of elements, min above max, a factor below 2 when
-// min < max, more elements than an operand holds, an unknown operation or data type).
+// min < max, more elements than an operand holds, an unknown operation or data type, no node, ranks
+// that do not split evenly over the nodes).
 std::vector<uint64_t> benchmark_sizes(const CollectiveBenchmarkRequest& request);
+// The request's nodes on instances of `spec`: Error (one line) when they are several and the instance
+// has no EFA, or when a node would have more ranks than NeuronCores.
+void check_nodes(const CollectiveBenchmarkRequest& request, const config::HostSpec& spec);
 
-// Runs the request on `instance`, calling `row_done` after each size (so a tool prints as it goes).
-// Error (one line) for a bad request, or when the runtime refuses the program (rank set, memory).
+// Runs the request on `instance` for the nodes `nodes` gives this process (spread() over
+// request.nodes already), calling `row_done` after each size (so a tool prints as it goes). Every
+// process gets the same rows. Error (one line) for a bad request, or when the runtime refuses the
+// program (rank set, memory).
 std::vector<CollectiveBenchmarkRow> run_collective_benchmark(
-    Instance& instance, const CollectiveBenchmarkRequest& request,
+    Instance& instance, const CollectiveBenchmarkRequest& request, NodeExchange& nodes,
     const std::function<void(const CollectiveBenchmarkRow&)>& row_done = {});
 
 }  // namespace nsim::library

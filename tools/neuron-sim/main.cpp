@@ -121,7 +121,11 @@ int sc_main(int argc, char** argv) {
         "algorithm and bus bandwidth in GiB/s), then the average bus bandwidth");
     nccom_cmd->add_option("operation", nccom.operation, "all_reduce, all_gather or reduce_scatter")
         ->required()->check(CLI::IsMember({"all_reduce", "all_gather", "reduce_scatter"}));
-    nccom_cmd->add_option("-r,--nworkers", nccom.ranks, "Ranks: NeuronCores 0 .. r-1 (trn1.32xlarge runs 2, 8, 16 or 32)")
+    nccom_cmd->add_option("-r,--nworkers", nccom.ranks, "Ranks over all nodes: NeuronCores 0 .. r/N-1 of each node "
+                          "(trn1.32xlarge runs 2, 8, 16 or 32 per node)")
+        ->capture_default_str();
+    nccom_cmd->add_option("-N,--nnodes", nccom.nodes, "Nodes: identical instances joined by EFA, the collective hierarchical "
+                          "across them; under mpirun spread over the MPI ranks")
         ->capture_default_str();
     nccom_cmd->add_option("-b,--minbytes", nccom.min_size, "Smallest buffer, bytes (K, M, G: powers of 1024)")->capture_default_str();
     nccom_cmd->add_option("-e,--maxbytes", nccom.max_size, "Largest buffer, bytes (K, M, G: powers of 1024)")->capture_default_str();

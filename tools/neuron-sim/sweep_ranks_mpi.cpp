@@ -3,11 +3,11 @@
 
 #include <mpi.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "common/tool_main.h"
+#include "library/mpi_launcher.h"
 
 namespace nsim::tools {
 namespace {
@@ -75,17 +75,10 @@ private:
     int rank_ = 0, size_ = 1;
 };
 
-// What Open MPI's, MPICH's and PMIx launchers put in each process's environment.
-bool started_by_mpi_launcher() {
-    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
-        if (std::getenv(name)) return true;
-    return false;
-}
-
 }  // namespace
 
 std::unique_ptr<SweepRanks> open_sweep_ranks() {
-    if (started_by_mpi_launcher()) return std::make_unique<MpiRanks>();
+    if (library::started_by_mpi_launcher()) return std::make_unique<MpiRanks>();
     return std::make_unique<SingleProcess>();
 }
 
