@@ -31,7 +31,7 @@ library::TraceOptions trace_options(const RunOptions& options) {
 int run_program(const MachineSelection& machine, const RunOptions& options) {
     const config::HostSpec spec = machine.resolve();
     // Read and decoded once: the runtime loads this program, not the file again.
-    isa::Container program = library::read_program(isa::read_file(options.program), options.program);
+    isa::Container program = library::read_program(options.program);
     if (!options.inputs.empty() || !options.output_dir.empty()) program = with_input_files(std::move(program), options);
     if (!options.pairs.empty()) {
         if (!library::is_built_model(program))
