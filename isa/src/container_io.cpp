@@ -8,31 +8,28 @@
 #include <set>
 #include <string>
 #include <tuple>
-#include <zlib.h>
 
 #include "byte_io.h"
 #include "isa/bounded_file.h"
 #include "isa/encoding.h"
 #include "isa/stream_cache.h"
+#include "container_format.h"
 #include "container_graphs.h"
+#include "container_source.h"
 #include "section_parser.h"
 
 namespace nsim::isa {
 namespace {
 
-constexpr char kMagic[8] = {'N', 'S', 'I', 'M', 'E', 'X', 'E', '\0'};
 // read_file holds the whole container in host memory. The largest program neuron-build makes,
 // BERT-large with fp32 weights, is about 1.4 GB; 16 GiB leaves room for many times that and stops
 // /dev/zero or a huge sparse file long before the host runs out of memory.
 constexpr uint64_t kMaxContainerBytes = uint64_t(16) << 30;
-constexpr size_t kHeaderCrcOffset = 60;
-constexpr size_t kSectionAlignment = 16;
-constexpr size_t kDataAlignment = 64;
 constexpr size_t kMaxTensorRank = 8;
 
-// zlib's crc32 is the same CRC as boost::crc_32_type (FORMAT.md) and several times faster (it
-// processes words, not bytes); it was 17% of `neuron-sim run` before.
-uint32_t crc32_of(const uint8_t* data, size_t size) { return uint32_t(crc32_z(0, data, size)); }
+using format::crc32_of;
+using format::kHeaderCrcOffset;
+using format::kMagic;
 
 std::string hex32(uint32_t v) {
     char buf[16];
@@ -42,113 +39,6 @@ std::string hex32(uint32_t v) {
 
 std::string range_text(uint64_t offset, uint64_t size) {
     return "[" + std::to_string(offset) + ", " + std::to_string(offset + size) + ")";
-}
-
-// ---- writing ----------------------------------------------------------------------------------------
-
-struct PendingSection {
-    SectionEntry entry;
-    std::vector<uint8_t> bytes;
-    size_t alignment = kSectionAlignment;
-    const PendingSection* same_as = nullptr;  // an earlier stream with the same bytes, stored once
-};
-
-// Names are stored behind a u16 length (FORMAT.md); a longer one would wrap and make a file that
-// no reader can read back, so the writer refuses it.
-uint16_t name_length(const std::string& name, const char* what) {
-    if (name.size() > 0xFFFF)
-        throw ContainerError(std::string(what) + " '" + name.substr(0, 32) + "...' is " + std::to_string(name.size()) +
-                             " bytes long; the format holds at most 65535");
-    return uint16_t(name.size());
-}
-
-std::vector<uint8_t> metadata_bytes(const Container& c) {
-    std::vector<uint8_t> out;
-    bytes::Writer w(out);
-    w.u32(uint32_t(c.metadata.size()));
-    for (const auto& [key, value] : c.metadata) {
-        w.u16(name_length(key, "metadata key"));
-        w.raw(key.data(), key.size());
-        w.u32(uint32_t(value.size()));
-        w.raw(value.data(), value.size());
-    }
-    return out;
-}
-
-std::vector<uint8_t> semaphore_name_bytes(const Container& c) {
-    std::vector<uint8_t> out;
-    bytes::Writer w(out);
-    w.u32(uint32_t(c.semaphore_names.size()));
-    for (const auto& s : c.semaphore_names) {
-        w.u32(s.index);
-        w.u16(name_length(s.name, "semaphore name"));
-        w.raw(s.name.data(), s.name.size());
-    }
-    return out;
-}
-
-// Tensor data is laid out in tensor order, each aligned in the data section; tensors with the same
-// contents share one copy.
-std::vector<uint64_t> data_offsets(const Container& c, uint64_t& data_size) {
-    std::vector<uint64_t> offsets;
-    std::multimap<uint64_t, size_t> stored;  // (CRC-32, size) of a stored tensor's data -> its index
-    data_size = 0;
-    for (const auto& t : c.tensors) {
-        if (t.data.empty()) {
-            offsets.push_back(0);
-            continue;
-        }
-        const uint64_t key = (uint64_t(crc32_of(t.data.data(), t.data.size())) << 32) ^ t.data.size();
-        const auto [first, last] = stored.equal_range(key);
-        const auto same = std::find_if(first, last, [&](const auto& s) { return c.tensors[s.second].data == t.data; });
-        if (same != last) {
-            offsets.push_back(offsets[same->second]);
-            continue;
-        }
-        stored.emplace(key, offsets.size());
-        data_size = (data_size + kDataAlignment - 1) / kDataAlignment * kDataAlignment;
-        offsets.push_back(data_size);
-        data_size += t.data.size();
-    }
-    return offsets;
-}
-
-std::vector<uint8_t> tensor_table_bytes(const Container& c, const std::vector<uint64_t>& offsets) {
-    std::vector<uint8_t> out;
-    bytes::Writer w(out);
-    w.u32(uint32_t(c.tensors.size()));
-    for (size_t i = 0; i < c.tensors.size(); ++i) {
-        const TensorInfo& t = c.tensors[i];
-        w.u16(name_length(t.name, "tensor name"));
-        w.raw(t.name.data(), t.name.size());
-        w.u8(uint8_t(t.role));
-        w.u8(uint8_t(t.dtype));
-        w.u8(uint8_t(t.location));
-        w.u8(uint8_t(t.shape.size()));
-        for (uint64_t d : t.shape) w.u64(d);
-        w.u64(t.offset);
-        w.u64(offsets[i]);
-        w.u64(t.data.size());
-    }
-    return out;
-}
-
-std::vector<uint8_t> data_bytes(const Container& c, const std::vector<uint64_t>& offsets, uint64_t size) {
-    std::vector<uint8_t> out(size, 0);
-    for (size_t i = 0; i < c.tensors.size(); ++i)
-        if (!c.tensors[i].data.empty())  // a shared copy is written again, with the same bytes
-            std::memcpy(out.data() + offsets[i], c.tensors[i].data.data(), c.tensors[i].data.size());
-    return out;
-}
-
-std::vector<uint8_t> stream_bytes(const InstructionStream& s) {
-    std::vector<uint8_t> out;
-    bytes::Writer w(out);
-    w.u32(uint32_t(s.instructions.size()));
-    w.u32(0);
-    const std::vector<uint8_t>& code = s.instructions.code();
-    out.insert(out.end(), code.begin(), code.end());
-    return out;
 }
 
 // ---- reading ----------------------------------------------------------------------------------------
@@ -268,87 +158,16 @@ std::string describe(const SectionEntry& e) {
     return std::string(name_of(e.kind));
 }
 
-std::vector<uint8_t> write_container(const Container& c) {
-    std::vector<PendingSection> sections;
-    auto add = [&](SectionKind kind, std::vector<uint8_t> bytes, size_t alignment = kSectionAlignment) {
-        PendingSection s;
-        s.entry.kind = kind;
-        s.bytes = std::move(bytes);
-        s.alignment = alignment;
-        sections.push_back(std::move(s));
-        return &sections.back().entry;
-    };
-    uint64_t data_size = 0;
-    const auto offsets = data_offsets(c, data_size);
-    add(SectionKind::Metadata, metadata_bytes(c));
-    add(SectionKind::TensorTable, tensor_table_bytes(c, offsets));
-    add(SectionKind::SemaphoreNames, semaphore_name_bytes(c));
-    if (!c.graphs.empty()) add(SectionKind::GraphNames, graph_name_bytes(c));
-    sections.reserve(5 + c.streams.size());  // `same_as` points into it
-    std::multimap<uint64_t, const PendingSection*> streams;  // (CRC-32, size) of a stream's bytes
-    for (const auto& s : c.streams) {
-        std::vector<uint8_t> bytes = stream_bytes(s);
-        const uint32_t crc = crc32_of(bytes.data(), bytes.size());
-        const uint64_t key = (uint64_t(crc) << 32) ^ bytes.size();
-        const auto [first, last] = streams.equal_range(key);
-        const auto same = std::find_if(first, last, [&](const auto& p) { return p.second->bytes == bytes; });
-        SectionEntry* e = add(SectionKind::InstructionStream, same == last ? std::move(bytes) : std::vector<uint8_t>{});
-        e->core = s.core;
-        e->engine = s.engine;
-        e->queue = s.queue;
-        e->graph = s.graph;
-        e->crc32 = crc;
-        if (same != last) sections.back().same_as = same->second;
-        else streams.emplace(key, &sections.back());
-    }
-    if (data_size) add(SectionKind::Data, data_bytes(c, offsets, data_size), kDataAlignment);
+namespace {
 
-    std::vector<uint8_t> out(kHeaderBytes + sections.size() * kSectionEntryBytes, 0);
-    bytes::Writer w(out);
-    for (auto& s : sections) {
-        if (s.same_as) {
-            s.entry.offset = s.same_as->entry.offset;
-            s.entry.size = s.same_as->entry.size;
-            continue;
-        }
-        w.align(s.alignment);
-        s.entry.offset = w.position();
-        s.entry.size = s.bytes.size();
-        if (s.entry.kind != SectionKind::InstructionStream)  // streams have theirs from the sharing above
-            s.entry.crc32 = crc32_of(s.bytes.data(), s.bytes.size());
-        w.raw(s.bytes.data(), s.bytes.size());
-    }
-
-    uint8_t* table = out.data() + kHeaderBytes;
-    for (size_t i = 0; i < sections.size(); ++i) {
-        const SectionEntry& e = sections[i].entry;
-        uint8_t* p = table + i * kSectionEntryBytes;
-        bytes::patch(p + 0, uint16_t(e.kind), 2);
-        bytes::patch(p + 2, uint8_t(e.engine), 1);
-        bytes::patch(p + 3, e.queue, 1);
-        bytes::patch(p + 4, e.core, 4);
-        bytes::patch(p + 8, e.offset, 8);
-        bytes::patch(p + 16, e.size, 8);
-        bytes::patch(p + 24, e.crc32, 4);
-        bytes::patch(p + 28, e.graph, 4);
-    }
-    uint8_t* h = out.data();
-    std::memcpy(h, kMagic, sizeof kMagic);
-    bytes::patch(h + 8, c.graphs.empty() ? kFirstGraphsFormatVersion - 1 : kFirstGraphsFormatVersion, 4);
-    bytes::patch(h + 12, c.generation, 4);
-    bytes::patch(h + 16, c.cores_needed, 4);
-    bytes::patch(h + 20, sections.size(), 4);
-    bytes::patch(h + 24, kHeaderBytes, 8);
-    bytes::patch(h + 32, out.size(), 8);
-    bytes::patch(h + 40, crc32_of(table, sections.size() * kSectionEntryBytes), 4);
-    bytes::patch(h + kHeaderCrcOffset, crc32_of(h, kHeaderCrcOffset), 4);
-    return out;
-}
-
-ContainerLayout read_layout(const uint8_t* data, size_t size) {
+ContainerLayout read_layout(ContainerSource& source) {
+    const uint64_t size = source.size();
     if (size < kHeaderBytes)
         throw ContainerError("truncated: the file is " + std::to_string(size) + " bytes, shorter than the " +
                              std::to_string(kHeaderBytes) + "-byte header");
+    const uint8_t* header_bytes = source.bytes(0, kHeaderBytes);
+    const std::vector<uint8_t> header(header_bytes, header_bytes + kHeaderBytes);
+    const uint8_t* data = header.data();
     if (std::memcmp(data, kMagic, sizeof kMagic) != 0)
         throw ContainerError("header: wrong magic (not a neuron-sim executable)");
     bytes::Reader h(data + sizeof kMagic, kHeaderBytes - sizeof kMagic);
@@ -387,7 +206,9 @@ ContainerLayout read_layout(const uint8_t* data, size_t size) {
         table_size > size - layout.section_table_offset)
         throw ContainerError("header: section table " + range_text(layout.section_table_offset, table_size) +
                              " lies outside the file (" + std::to_string(size) + " bytes)");
-    const uint8_t* table = data + layout.section_table_offset;
+    const uint8_t* table_bytes = source.bytes(layout.section_table_offset, table_size);
+    const std::vector<uint8_t> table_copy(table_bytes, table_bytes + table_size);
+    const uint8_t* table = table_copy.data();
     const uint32_t computed_table_crc = crc32_of(table, table_size);
     if (table_crc != computed_table_crc)
         throw ContainerError("section table: checksum mismatch (stored " + hex32(table_crc) + ", computed " +
@@ -446,7 +267,7 @@ ContainerLayout read_layout(const uint8_t* data, size_t size) {
             if (!same_stream) throw ContainerError(label + " overlaps " + x.label);
             shared = &x;
         }
-        const uint32_t crc = shared ? shared->crc32 : crc32_of(data + e.offset, e.size);
+        const uint32_t crc = shared ? shared->crc32 : source.crc32(e.offset, e.size);
         if (e.size && !shared)
             extents.push_back({e.offset, e.offset + e.size, label, e.kind == SectionKind::InstructionStream, crc});
         if (crc != e.crc32)
@@ -457,8 +278,8 @@ ContainerLayout read_layout(const uint8_t* data, size_t size) {
     return layout;
 }
 
-Container read_container(const uint8_t* data, size_t size) {
-    const ContainerLayout layout = read_layout(data, size);
+Container read_container(ContainerSource& source) {
+    const ContainerLayout layout = read_layout(source);
     Container c;
     c.generation = layout.generation;
     c.cores_needed = layout.cores_needed;
@@ -472,20 +293,35 @@ Container read_container(const uint8_t* data, size_t size) {
     for (size_t i = 0; i < layout.sections.size(); ++i) {
         const SectionEntry& e = layout.sections[i];
         const std::string label = section_label(i, e);
-        SectionParser p(label, data + e.offset, e.size);
+        // The section's bytes, read only for a section that is parsed (not the data, not a shared stream).
+        auto parser = [&] { return SectionParser(label, source.bytes(e.offset, e.size), e.size); };
         if (e.kind != SectionKind::InstructionStream) {
             auto [it, fresh] = singletons.emplace(e.kind, i);
             if (!fresh) throw ContainerError(label + ": a second " + std::string(name_of(e.kind)) +
                                              " section (the first is section " + std::to_string(it->second) + ")");
         }
         switch (e.kind) {
-            case SectionKind::Metadata: parse_metadata(p, c); break;
-            case SectionKind::SemaphoreNames: parse_semaphore_names(p, c); break;
-            case SectionKind::GraphNames: parse_graph_names(p, c); break;
-            case SectionKind::TensorTable:
+            case SectionKind::Metadata: {
+                SectionParser p = parser();
+                parse_metadata(p, c);
+                break;
+            }
+            case SectionKind::SemaphoreNames: {
+                SectionParser p = parser();
+                parse_semaphore_names(p, c);
+                break;
+            }
+            case SectionKind::GraphNames: {
+                SectionParser p = parser();
+                parse_graph_names(p, c);
+                break;
+            }
+            case SectionKind::TensorTable: {
+                SectionParser p = parser();
                 refs = parse_tensor_table(p, c);
                 tensor_section = i;
                 break;
+            }
             case SectionKind::Data:
                 have_data = true;
                 data_section = i;
@@ -505,7 +341,10 @@ Container read_container(const uint8_t* data, size_t size) {
                 // Version 2 stores identical streams once: a section naming the bytes of an earlier one
                 // takes its instructions (read_layout checked that it names exactly those bytes).
                 const auto [earlier, fresh] = stream_at.emplace(std::make_pair(e.offset, e.size), c.streams.size());
-                if (fresh) parse_stream(p, e.crc32, s);
+                if (fresh) {
+                    SectionParser p = parser();
+                    parse_stream(p, e.crc32, s);
+                }
                 else s.instructions = c.streams[earlier->second].instructions;
                 c.streams.push_back(std::move(s));
                 break;
@@ -522,13 +361,48 @@ Container read_container(const uint8_t* data, size_t size) {
         if (refs[t].offset > d.size || refs[t].size > d.size - refs[t].offset)
             throw ContainerError(where + ": data " + range_text(refs[t].offset, refs[t].size) +
                                  " lies outside the data section (" + std::to_string(d.size) + " bytes)");
-        const uint8_t* p = data + d.offset + refs[t].offset;
+        const uint8_t* p = source.bytes(d.offset + refs[t].offset, refs[t].size);
         c.tensors[t].data.assign(p, p + refs[t].size);
     }
     return c;
 }
 
+}  // namespace
+
+ContainerLayout read_layout(const uint8_t* data, size_t size) {
+    MemorySource source(data, size);
+    return read_layout(source);
+}
+
+Container read_container(const uint8_t* data, size_t size) {
+    MemorySource source(data, size);
+    return read_container(source);
+}
+
 Container read_container(const std::vector<uint8_t>& bytes) { return read_container(bytes.data(), bytes.size()); }
+
+Container read_container_file(const std::filesystem::path& path) {
+    std::error_code ec;
+    const bool regular = std::filesystem::is_regular_file(path, ec);
+    const uint64_t size = regular ? std::filesystem::file_size(path, ec) : 0;
+    // Anything but a regular file of a plausible size is read whole, with read_file's checks and messages.
+    if (!regular || ec || size < kHeaderBytes || size > kMaxContainerBytes) {
+        const std::vector<uint8_t> bytes = read_file(path);
+        try {
+            return read_container(bytes);
+        } catch (const ContainerError& e) {
+            throw ContainerError(path.string() + ": " + e.what());
+        }
+    }
+    FileSource source(path);
+    if (std::memcmp(source.bytes(0, kHeaderBytes), kMagic, sizeof kMagic) != 0)
+        throw ContainerError(path.string() + ": header: wrong magic (not a neuron-sim executable)");
+    try {
+        return read_container(source);
+    } catch (const ContainerError& e) {
+        throw ContainerError(path.string() + ": " + e.what());
+    }
+}
 
 std::vector<uint8_t> read_file(const std::filesystem::path& path) {
     // The magic is checked on the first bytes, so /dev/zero or a huge file of anything else is
@@ -543,13 +417,6 @@ std::vector<uint8_t> read_file(const std::filesystem::path& path) {
     } catch (const FileError& e) {
         throw ContainerError(e.what());
     }
-}
-
-void write_file(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) throw ContainerError("cannot write " + path.string() + ": " + std::strerror(errno));
-    out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-    if (!out) throw ContainerError("cannot write " + path.string() + ": " + std::strerror(errno));
 }
 
 }  // namespace nsim::isa

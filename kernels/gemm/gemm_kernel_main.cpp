@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
             for (const auto& [flag, field, help] : knobs)
                 if (overrides.count(flag)) schedule.*field = overrides.at(flag);
             const auto program = nsim::kernels::build_gemm(core, shape, schedule, with_data);
-            nsim::isa::write_file(output, nsim::isa::write_container(program));
+            nsim::isa::write_container_file(output, program);
             return 0;
         }
         throw nsim::tools::UserError("no chip in the configuration has a NeuronCore-v" + std::to_string(generation));

@@ -196,7 +196,12 @@ std::vector<Finding> check(const isa::Container& program) {
         std::set<uint32_t> cores;
         for (const isa::InstructionStream& s : program.streams)
             if (s.graph == graph) cores.insert(s.core);
+        const size_t before = findings.size();
         for (uint32_t core : cores) CoreChecker(program, graph, core, written).run(&findings);
+        // Several graphs: which one a finding is in (their instructions are numbered per graph).
+        if (!program.graphs.empty())
+            for (size_t f = before; f < findings.size(); ++f)
+                findings[f].message = "graph '" + program.graphs[graph] + "': " + findings[f].message;
         for (const isa::InstructionStream& s : program.streams) {
             if (s.graph != graph) continue;
             for (const isa::Instruction& inst : s.instructions) {

@@ -31,7 +31,8 @@ enum class FindingKind { Race, UnwrittenRead, OverlappingTensors, Deadlock };
 
 struct Finding {
     FindingKind kind;
-    std::string message;              // one line, naming both instructions (or both tensors)
+    std::string message;              // one line, naming both instructions (or both tensors), and the graph
+                                      // first ("graph 'optimizer': ...") in a program of named graphs
     InstructionRef first, second;     // Race: the earlier-visited and the later; UnwrittenRead: `first` only
 };
 

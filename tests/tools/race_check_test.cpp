@@ -189,6 +189,23 @@ TEST_F(RaceCheck, TrainingProgramsAreClean) {
     }
 }
 
+// In a program of several graphs a finding names its graph (each graph's queues count their
+// instructions from 0); graph 'first' is clean, graph 'second' races as kTwoSignallers without the gate.
+TEST_F(RaceCheck, AFindingNamesItsGraph) {
+    std::string racy = kTwoSignallers;
+    const std::string gated = "pool nop wait=moved>=1, signal=gate";
+    racy.replace(racy.find(gated), gated.size(), "pool nop signal=gate");
+    const std::string core = ".core 0\n";
+    const std::string clean_body = kTwoSignallers.substr(kTwoSignallers.find(core) + core.size());
+    std::string program = racy;
+    program.insert(program.find(core), ".graph first\n" + core + clean_body + ".graph second\n");
+    const auto r = check(assemble("graphs", program));
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_NE(r.out.find("graphs.bin: graph 'second': race on SBUF partition 0 byte 0: core 0 act #0 (activation)"), std::string::npos)
+        << r.out;
+    EXPECT_EQ(r.out.find("graph 'first'"), std::string::npos) << r.out;
+}
+
 TEST_F(RaceCheck, AnUnreadableProgramIsOneLine) {
     const auto r = check((dir_.path() / "nope.bin").string());
     EXPECT_EQ(r.exit_code, 1);

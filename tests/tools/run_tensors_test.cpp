@@ -3,6 +3,7 @@
 // of the same values; every bad input is one line on stderr naming the tensor.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -140,6 +141,47 @@ TEST_F(RunTensors, UnreadableFilesAndMisuseAreOneLine) {
     expect_one_line_error(run("--input A=" + path("a.npy")), {"--functional"});
     expect_one_line_error(run("--functional --input A"), {"NAME=FILE.npy"});
     expect_one_line_error(run("--functional --input A=" + path("a.npy") + " --input A=" + path("a.npy")), {"A", "twice"});
+}
+
+// A program of two graphs: "copy" copies input x to output y, "constant" copies the scratch tensor k
+// (initial contents 1, 2, 3, 4) to y. --graph runs the one it names; without it the first runs, and
+// stderr says so; a name the program does not have is one line listing the ones it has.
+TEST(RunGraph, RunsTheGraphItNames) {
+    test::TempDirectory dir;
+    const std::string source = (dir.path() / "graphs.s").string(), program = (dir.path() / "graphs.bin").string();
+    std::ofstream(source) << R"(.target v2
+.tensor x input fp32 [1, 4] device 0
+.tensor k scratch fp32 [1, 4] device 64
+.data k 0000803f000000400000404000008040
+.tensor y output fp32 [1, 4] device 128
+.graph copy
+.core 0
+dma0 dma_copy dst=fp32 dram:y [[4, 1], [1, 4]], src=fp32 dram:x [[4, 1], [1, 4]]
+.graph constant
+.core 0
+dma0 dma_copy dst=fp32 dram:y [[4, 1], [1, 4]], src=fp32 dram:k [[4, 1], [1, 4]]
+)";
+    ASSERT_EQ(test::run_command(test::tool_path("neuron-as") + " " + source + " -o " + program).exit_code, 0);
+    npy::write_file((dir.path() / "x.npy").string(), float32_array({1, 4}, {-1, -2, -3, -4}));
+    auto y_after = [&](const std::string& arguments, test::CommandResult* result) {
+        const std::string out = (dir.path() / "out").string();
+        *result = test::run_command(test::tool_path("neuron-sim") + " -i trn1.2xlarge run " + program + " --functional --input x=" +
+                                    (dir.path() / "x.npy").string() + " --output-dir " + out + " " + arguments);
+        std::vector<float> y(4, 0.0f);
+        if (result->exit_code != 0) return y;
+        const npy::Array a = read_npy(out + "/y.npy");
+        std::memcpy(y.data(), a.data.data(), std::min<size_t>(a.data.size(), 16));
+        return y;
+    };
+    test::CommandResult r;
+    EXPECT_EQ(y_after("--graph constant", &r), (std::vector<float>{1, 2, 3, 4})) << r.err;
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(y_after("--graph copy", &r), (std::vector<float>{-1, -2, -3, -4})) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_EQ(y_after("", &r), (std::vector<float>{-1, -2, -3, -4})) << r.err;
+    EXPECT_NE(r.err.find("has 2 graphs ('copy', 'constant'); running the first, 'copy' (--graph chooses)"), std::string::npos) << r.err;
+    y_after("--graph optimizer", &r);
+    expect_one_line_error(r, {"--graph optimizer", "graphs.bin has no graph of that name", "'copy', 'constant'"});
 }
 
 }  // namespace

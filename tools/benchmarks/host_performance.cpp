@@ -6,7 +6,7 @@
 // size and instructions per host second. Then it runs the same program once more in a child of its
 // own, phase by phase through the same libraries `neuron-sim run` uses, and prints the host seconds
 // of each phase:
-//   read     read the file, check it, decode it (isa::read_file + read_container)
+//   read     read the file, check it, decode it (isa::read_container_file)
 //   load     the runtime's load of what was read (validate, allocate, write code and weights through
 //            the driver), as `neuron-sim run` hands it over
 //   fetch    one instruction fetch of every stream from device memory (sim/core/instruction_fetch)
@@ -130,7 +130,7 @@ int time_phases(const std::string& instance, const fs::path& program, bool funct
     const config::HostSpec host = configs.host(instance);
 
     double start = cpu_now();
-    isa::Container container = isa::read_container(isa::read_file(program));
+    isa::Container container = isa::read_container_file(program);
     const double read_s = (cpu_now() - start);
 
     start = cpu_now();

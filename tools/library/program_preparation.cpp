@@ -46,12 +46,11 @@ isa::Container assemble(const std::string& source, const std::string& file) {
     }
 }
 
-// The container's own message does not say which file it is about.
-isa::Container read_program(const std::vector<uint8_t>& bytes, const std::string& path) {
+isa::Container read_program(const std::string& path) {
     try {
-        return isa::read_container(bytes);
+        return isa::read_container_file(path);
     } catch (const isa::ContainerError& e) {
-        throw Error(path + ": " + e.what());
+        throw Error(e.what());  // it names the file
     }
 }
 

@@ -19,8 +19,9 @@ namespace nsim::library {
 // an Error "FILE:LINE:COLUMN: error: ..." at the first problem (and how many more).
 isa::Container assemble(const std::string& source, const std::string& file);
 
-// The program in `bytes`, read from `path`; an Error naming the file when it is not one.
-isa::Container read_program(const std::vector<uint8_t>& bytes, const std::string& path);
+// The program in the file `path` (read a section at a time: isa::read_container_file); an Error
+// naming the file when it is not one.
+isa::Container read_program(const std::string& path);
 
 // The generation, the cores, the tensors' sizes, and every rule of the validator (with the limits of
 // the host's chip, the ones the runtime checks): an Error with the first problem and how many more.

@@ -12,7 +12,7 @@ RunReport run(Session& session, const RunRequest& request) {
     RunReport report;
     for (uint32_t i = 0; i < request.iterations; ++i) {
         session.trace_next_execution(request.trace ? request.trace->for_execution(i) : nullptr);
-        report.last = session.execute();
+        report.last = request.graph.empty() ? session.execute() : session.execute_graph(request.graph);
         device_s.push_back(report.last.device_s);
         end_to_end_s.push_back(report.last.end_to_end_s());
         if (request.execution_finished) request.execution_finished();

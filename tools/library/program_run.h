@@ -20,6 +20,7 @@ struct RunRequest {
     TraceFile* trace = nullptr;                // the Chrome trace of the execution it chose; null: none
     std::filesystem::path output_dir;          // empty: outputs are not written
     std::function<void()> execution_finished;  // after each execution (a progress bar)
+    std::string graph;                         // the graph each execution runs; empty: the first (or only) one
     // The run's host time is counted from here (a tool starts it before it opens the instance).
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };

@@ -40,7 +40,7 @@ int assemble_file(const std::string& input, const std::string& output, const std
         if (diagnostics.size() > kMostDiagnostics)
             fmt::print(stderr, "neuron-as: {} more errors not shown\n", diagnostics.size() - kMostDiagnostics);
         if (!diagnostics.empty()) return nsim::tools::kExitUserError;
-        nsim::isa::write_file(output, nsim::isa::write_container(assembly.container));
+        nsim::isa::write_container_file(output, assembly.container);
     } catch (const nsim::isa::AssemblyError& e) {
         fmt::print(stderr, "{}\n", e.what());
         return nsim::tools::kExitUserError;

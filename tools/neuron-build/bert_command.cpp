@@ -123,7 +123,7 @@ int build_bert(const BertBuildOptions& o) {
         build.program.metadata.emplace_back("host_embedding_tables_crc32", std::to_string(crc));
         tables_note = " (its tables in " + tables.string() + ")";
     }
-    isa::write_file(o.output, isa::write_container(build.program));
+    isa::write_container_file(o.output, build.program);
     std::cout << "wrote " << o.output << ": " << build.description << tables_note << "\n";
     return 0;
 }

@@ -108,7 +108,7 @@ int build_bert_train(const BertTrainBuildOptions& o) {
     if (std::error_code ec; fs::is_directory(o.output, ec))
         throw UserError("-o " + o.output + ": is a directory, not a file to write the program to");
     const BertTrainBuild build = make_bert_train_build(o);
-    isa::write_file(o.output, isa::write_container(build.program));
+    isa::write_container_file(o.output, build.program);
     std::cout << "wrote " << o.output << ": " << build.description << "\n";
     return 0;
 }

@@ -23,7 +23,7 @@ size_t print_check_findings(const isa::Container& program, const std::string& na
 }
 
 int check_program(const std::string& path) {
-    const isa::Container program = library::read_program(isa::read_file(path), path);
+    const isa::Container program = library::read_program(path);
     size_t instructions = 0;
     for (const isa::InstructionStream& s : program.streams) instructions += s.instructions.size();
     const size_t found = print_check_findings(program, path, std::cout);

@@ -77,6 +77,10 @@ int sc_main(int argc, char** argv) {
                         "Write the last execution's summary in neuron-profile's terms (total_time, engine active %, MFU/HFU, "
                         "DMA and HBM bytes, semaphore waits) to this file as JSON")
         ->excludes(pairs);
+    run_cmd->add_option("--graph", run.graph,
+                        "The graph to execute, of a program of several (a training program's first_micro_step, micro_step, "
+                        "optimizer; neuron-objdump lists them). Default: its first graph")
+        ->excludes(pairs);
     run_cmd->add_flag("--json", run.json, "Print the report as one JSON object");
     run_cmd->add_flag("--verbose", run.verbose, "List every engine queue (each DMA queue too) instead of one line per core and engine kind");
     run_cmd->add_option("--input", run.inputs,

@@ -24,6 +24,7 @@ int run_model(const MachineSelection& machine, const RunOptions& options, const 
     request.iterations = options.iterations;
     request.trace = &trace;
     request.output_dir = options.output_dir;
+    request.graph = options.graph;
     library::RunReport report;
     {
         ExecutionProgress progress(session, "running", options.iterations);

@@ -31,13 +31,21 @@ library::TraceOptions trace_options(const RunOptions& options) {
 int run_program(const MachineSelection& machine, const RunOptions& options) {
     const config::HostSpec spec = machine.resolve();
     // Read and decoded once: the runtime loads this program, not the file again.
-    isa::Container program = library::read_program(isa::read_file(options.program), options.program);
+    isa::Container program = library::read_program(options.program);
     if (!options.inputs.empty() || !options.output_dir.empty()) program = with_input_files(std::move(program), options);
     if (!options.pairs.empty()) {
         if (!library::is_built_model(program))
             throw UserError("--pairs needs a BERT model built by neuron-build; " + options.program + " is a bare program");
         return run_pairs(machine, options, std::move(program));
     }
+    if (!options.graph.empty() && !program.graphs.empty() && !program.graph_index(options.graph))
+        throw UserError("--graph " + options.graph + ": " + options.program + " has no graph of that name (its graphs: " +
+                        program.graph_list() + ")");
+    if (!options.graph.empty() && program.graphs.empty())
+        throw UserError("--graph " + options.graph + ": " + options.program + " has a single unnamed graph");
+    if (options.graph.empty() && program.graph_count() > 1)
+        std::cerr << "note: " << options.program << " has " << program.graph_count() << " graphs (" << program.graph_list()
+                  << "); running the first, '" << program.graphs.front() << "' (--graph chooses)\n";
     library::check_runnable(program, spec);
     if (options.check && print_check_findings(program, options.program, std::cerr) > 0)
         return kExitUserError;   // the findings are the message, one per line

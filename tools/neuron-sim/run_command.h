@@ -24,6 +24,7 @@ struct RunOptions {
     bool json = false;
     bool verbose = false;     // the engines' report lists every queue, not one line per core and engine kind
     bool check = false;       // race-check the program first and refuse to run it when anything is found
+    std::string graph;        // the graph each execution runs (isa::Container::graphs); empty: the first
     // Tensors in and out (--functional): NAME=FILE.npy per input or weight, and where outputs go as NAME.npy.
     std::vector<std::string> inputs;
     std::string output_dir;   // empty: outputs are not written

@@ -17,7 +17,7 @@ namespace nsim::tools {
 
 int run_serve(const MachineSelection& machine, const ServeOptions& options) {
     const config::HostSpec spec = machine.resolve_host();
-    isa::Container program = library::read_program(isa::read_file(options.program), options.program);
+    isa::Container program = library::read_program(options.program);
     if (!library::is_built_model(program))
         throw UserError(options.program + " is not a model built by neuron-build (serve needs its batch and copies)");
     library::Instance instance(spec);

@@ -39,7 +39,7 @@ std::string log_line(const library::TrainingStepResult& r, bool functional) {
 
 int run_train(const MachineSelection& machine, const TrainOptions& o) {
     const config::HostSpec spec = machine.resolve();
-    const isa::Container program = library::read_program(isa::read_file(o.program), o.program);
+    const isa::Container program = library::read_program(o.program);
     const library::TrainingShape shape = library::training_shape(program, o.program);
     library::check_runnable(program, spec);
     if (o.functional && !library::has_weights(program))

@@ -130,9 +130,9 @@ void bind_programs(py::module_& m) {
     });
 
     py::class_<isa::Container>(m, "Program", "A NeuronCore program: tensors, metadata and each core's instruction streams")
-        .def_static("read", [](const std::string& path) { return library::read_program(isa::read_file(path), path); },
+        .def_static("read", [](const std::string& path) { return library::read_program(path); },
                     py::arg("path"), "Read a program file (neuron-as, neuron-build or Program.write)")
-        .def("write", [](const isa::Container& c, const std::string& path) { isa::write_file(path, isa::write_container(c)); },
+        .def("write", [](const isa::Container& c, const std::string& path) { isa::write_container_file(path, c); },
              py::arg("path"), "Write the program file (neuron-sim run, check and neuron-objdump read it)")
         .def("disassemble", [](const isa::Container& c) { return isa::disassemble(c); }, "The program as assembly text")
         .def("check", [](const isa::Container& c) {

@@ -1,5 +1,5 @@
 // The executable container (bert.bin and every other assembled program), in memory.
-// The byte layout is in isa/FORMAT.md; container_writer.h and container_reader.h convert.
+// The byte layout is in isa/FORMAT.md; container_io.h converts (container_writer.cpp writes, container_io.cpp reads).
 #pragma once
 
 #include <cstdint>

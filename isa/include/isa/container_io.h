@@ -26,8 +26,13 @@ constexpr size_t kHeaderBytes = 64;
 constexpr size_t kSectionEntryBytes = 32;
 
 std::vector<uint8_t> write_container(const Container&);
+// The same bytes straight to a file, a section at a time (container_writer.cpp says why).
+void write_container_file(const std::filesystem::path&, const Container&);
 Container read_container(const uint8_t* data, size_t size);
 Container read_container(const std::vector<uint8_t>& bytes);
+// The container in a file, read a section at a time (container_source.h says why), as
+// read_container(read_file(path)) reads it; every error's what() starts with the path.
+Container read_container_file(const std::filesystem::path& path);
 
 // File helpers; I/O problems are ContainerErrors too ("cannot open X: reason").
 std::vector<uint8_t> read_file(const std::filesystem::path&);

@@ -69,6 +69,9 @@ public:
     // The instructions encoded back to back (isa/FORMAT.md §5): the bytes they were decoded from, or
     // encoded on the first call and kept.
     const std::vector<uint8_t>& code() const;
+    // The bytes when the list knows them already (decoded from them, or code() was called), else
+    // null: what the container writer uses instead of encoding, without keeping an encoding it makes.
+    const std::vector<uint8_t>* known_code() const { return body_ ? body_->code.get() : nullptr; }
     // True when both lists hold the same body (then they are equal without comparing).
     bool shares_body_with(const InstructionList& o) const { return body_ && body_ == o.body_; }
     // How many lists hold this list's body (0 for an empty list that never had one).
