@@ -94,6 +94,12 @@ struct TrainingState {
     BertWeights weights, m, v;
 };
 
+// Every test's starting point: the model's random weights (seed 17) and random AdamW states of
+// dtype `states` (an earlier step's m and v).
+TrainingState initial_state(const BertConfig& config, isa::DType states) {
+    return {random_bert_weights(config, 17, true), adam_states(config, false, states), adam_states(config, true, states)};
+}
+
 TrainingState read_state(const DeviceRun& run, const TrainingState& like) {
     TrainingState s = like;
     const auto ws = bert_tensor_slots(s.weights, true), ms = bert_tensor_slots(s.m, true), vs = bert_tensor_slots(s.v, true);
@@ -226,8 +232,7 @@ TEST_P(TrainingStep, TwoStepsOfAccumulatedClippedAdamWMatchTheReference) {
     const bool fp32 = act == isa::DType::Fp32;
     const double tolerance = fp32 ? 1e-4 : 5e-2;
     const BertConfig config = small_config();
-    TrainingState state{random_bert_weights(config, 17, true), adam_states(config, false, param.states),
-                        adam_states(config, true, param.states)};
+    TrainingState state = initial_state(config, param.states);
     round_all(state.weights, act);
     const reference::AdamWHyper adam{1e-3, 0.9, 0.999, 1e-8, 0.01};
     const std::vector<MicroBatch> first = {micro_batch(0), micro_batch(1)}, second = {micro_batch(2), micro_batch(3)};
@@ -291,8 +296,7 @@ TEST_P(TrainingStep, DataParallelOnTwoCoresMatchesTheReferenceOverTheCombinedBat
     const bool fp32 = act == isa::DType::Fp32;
     const double tolerance = fp32 ? 1e-4 : 5e-2;
     const BertConfig config = small_config();
-    TrainingState state{random_bert_weights(config, 17, true), adam_states(config, false, param.states),
-                        adam_states(config, true, param.states)};
+    TrainingState state = initial_state(config, param.states);
     round_all(state.weights, act);
     const reference::AdamWHyper adam{1e-3, 0.9, 0.999, 1e-8, 0.01};
     auto core_batch = [](uint32_t step, uint32_t k, uint32_t c) { return micro_batch(4 * step + 2 * k + c); };
@@ -359,8 +363,7 @@ TEST_P(TrainingStep, DataParallelOnTwoCoresMatchesTheReferenceOverTheCombinedBat
 // gradient sum and every updated parameter, one after the other.
 std::vector<float> step_results(bool spill) {
     const BertConfig config = small_config();
-    TrainingState state{random_bert_weights(config, 17, true), adam_states(config, false, isa::DType::Fp32),
-                        adam_states(config, true, isa::DType::Fp32)};
+    TrainingState state = initial_state(config, isa::DType::Fp32);
     round_all(state.weights, isa::DType::Bf16);
     KernelHarness h(kInstance, Precision::Bf16);
     train::TrainingOptions options;
@@ -417,8 +420,7 @@ TEST(TrainingSteps, LossFallsOverStepsInBf16WithStochasticRounding) {
     KernelHarness h(kInstance, Precision::Bf16);
     h.program().set_stochastic_rounding(7);
     const BertConfig config = small_config();
-    TrainingState state{random_bert_weights(config, 17, true), adam_states(config, false, isa::DType::Fp32),
-                        adam_states(config, true, isa::DType::Fp32)};
+    TrainingState state = initial_state(config, isa::DType::Fp32);
     for (const auto* s : {&state.m, &state.v})
         for (const BertTensorSlot& slot : bert_tensor_slots(const_cast<BertWeights&>(*s), true))
             std::fill(slot.tensor->values.begin(), slot.tensor->values.end(), 0.0f);
@@ -475,8 +477,7 @@ reference::EncoderDropoutMasks dropout_masks(const BertConfig& c, const referenc
 TEST(TrainingStepDropout, GradientsMatchTheReferenceWithTheMasksRegeneratedFromTheDocumentedHash) {
     KernelHarness h(kInstance, Precision::Fp32);
     const BertConfig config = small_config();
-    TrainingState state{random_bert_weights(config, 17, true), adam_states(config, false, isa::DType::Fp32),
-                        adam_states(config, true, isa::DType::Fp32)};
+    TrainingState state = initial_state(config, isa::DType::Fp32);
     train::TrainingOptions options;
     options.micro_batch = kBatch;
     options.seq = kSeq;
