@@ -1,5 +1,6 @@
 #include "device/attention_kernel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -24,6 +25,10 @@ struct WorkItem {
 }  // namespace
 
 float attention_scale(uint32_t head_size) { return float(1.0 / std::sqrt(double(head_size))); }
+
+uint32_t widest_attention_row(const config::NeuronCoreSpec& spec) {
+    return std::min(spec.tensor.max_moving_free, uint32_t(spec.psum.bytes_per_partition / spec.psum.banks / 4));
+}
 
 AttentionScratch allocate_attention_scratch(CoreBuilder& core, const AttentionShape& shape, const DtypePlan& dtypes) {
     AttentionScratch s;
@@ -59,9 +64,9 @@ void self_attention(KernelContext& ctx, const AttentionShape& shape, const TileS
                     const AttentionDropout& dropout) {
     CoreBuilder& core = ctx.core;
     const uint32_t seq = shape.seq, hs = shape.head_size, tile_rows = v.tile_rows;
-    if (seq > ctx.max_moving() || seq > ctx.bank_fp32_elements())
+    if (seq > widest_attention_row(core.spec()))
         throw std::invalid_argument("sequence length " + std::to_string(seq) + " exceeds a moving tile of " +
-                                    std::to_string(std::min(ctx.max_moving(), ctx.bank_fp32_elements())));
+                                    std::to_string(widest_attention_row(core.spec())));
     if (tile_rows % hs != 0) throw std::invalid_argument("head size must divide " + std::to_string(tile_rows));
     const float scale = attention_scale(hs);
     const isa::DType mm = ctx.dtypes.matmul;

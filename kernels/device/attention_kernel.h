@@ -57,4 +57,9 @@ void self_attention(KernelContext& ctx, const AttentionShape& shape, const TileS
 // 1 / sqrt(head_size): the scores' scale.
 float attention_scale(uint32_t head_size);
 
+// The longest sequence the attention kernels (these and train/attention_backward.h) take: a query
+// block's scores [queries, seq] are one matmul, seq keys one moving tile into one PSUM bank of fp32.
+// Keys span several token tiles beyond one partition tile (the P^T / dS^T transposes go per key block).
+uint32_t widest_attention_row(const config::NeuronCoreSpec& spec);
+
 }  // namespace nsim::kernels::device

@@ -363,7 +363,7 @@ void check_options(const config::NeuronCoreSpec& spec, const BertProgramOptions&
     if (o.seq > uint64_t(c.max_position_embeddings))
         throw BuildError("seq " + std::to_string(o.seq) + " exceeds the model's max_position_embeddings " +
                          std::to_string(c.max_position_embeddings));
-    const uint32_t widest = std::min(spec.tensor.max_moving_free, uint32_t(spec.psum.bytes_per_partition / spec.psum.banks / 4));
+    const uint32_t widest = widest_attention_row(spec);
     if (o.seq > widest)
         throw BuildError("seq " + std::to_string(o.seq) + " exceeds the " + std::to_string(widest) +
                          " keys one attention matmul of " + spec.name + " takes");

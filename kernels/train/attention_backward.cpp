@@ -53,7 +53,7 @@ void attention_backward(KernelContext& ctx, const device::AttentionShape& shape,
                         const AttentionBackwardOutputs& out) {
     CoreBuilder& core = ctx.core;
     const uint32_t seq = shape.seq, hs = shape.head_size, tile_rows = in.q->tile_rows;
-    if (seq > ctx.max_moving() || seq > ctx.bank_fp32_elements())
+    if (seq > device::widest_attention_row(core.spec()))
         throw std::invalid_argument("sequence length " + std::to_string(seq) + " exceeds a moving tile");
     if (tile_rows % hs != 0) throw std::invalid_argument("head size must divide " + std::to_string(tile_rows));
     if (tile_rows > ctx.granule_fp32_elements())

@@ -9,6 +9,7 @@
 
 #include "builder/program_builder.h"
 #include "isa/region_metadata.h"
+#include "device/attention_kernel.h"
 #include "train/activation_spill.h"
 #include "train/dropout.h"
 
@@ -135,9 +136,9 @@ isa::Container build_training_program(const config::NeuronCoreSpec& spec, const 
     if (c.head_size() <= 0 || tile_rows % c.head_size() != 0)
         throw std::invalid_argument(fmt::format("head size {} must divide {}, the partition tile of {}", c.head_size(),
                                                 tile_rows, spec.name));
-    if (o.step.seq > std::min(spec.tensor.max_moving_free, tile_rows))
-        throw std::invalid_argument(fmt::format("seq {} exceeds the {} tokens one attention block of the training kernels takes",
-                                                o.step.seq, std::min(spec.tensor.max_moving_free, tile_rows)));
+    if (o.step.seq > device::widest_attention_row(spec))
+        throw std::invalid_argument(fmt::format("seq {} exceeds the {} keys one attention matmul of {} takes", o.step.seq,
+                                                device::widest_attention_row(spec), spec.name));
     // A timing-only program has no contents, whatever values `weights` holds.
     const BertWeights shapes = o.timing_only ? shape_only_bert_weights(c, weights.pretraining.has_value()) : BertWeights{};
     const BertWeights& start = o.timing_only ? shapes : weights;

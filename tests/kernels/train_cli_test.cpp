@@ -352,6 +352,13 @@ TEST(TrainCli, UserErrorsAreOneLine) {
     expect_build_error("--instance trn1.2xlarge --task pretrain --weights " + dir.path().string(), "not built yet");
     expect_build_error("--instance trn1.2xlarge --task pretrain --max-predictions 40", "exceeds --seq 32");
     expect_build_error("--instance trn1.2xlarge --micro-batch 4 --sequences-per-pass 3", "must divide --micro-batch 4");
+    // A sequence longer than the keys one attention matmul takes (a PSUM bank of fp32 scores).
+    const auto long_seq = run_command(build_train("--model " + write_config(dir.path()).string() +
+                                                  " --seq 1024 --timing-only --instance trn1.2xlarge -o " + (dir / "x.bin").string()));
+    EXPECT_NE(long_seq.exit_code, 0);
+    EXPECT_EQ(test::count_lines(long_seq.err), 1) << long_seq.err;
+    EXPECT_NE(long_seq.err.find("seq 1024 exceeds the 512 keys one attention matmul of NeuronCore-v2 takes"), std::string::npos)
+        << long_seq.err;
     // A layer whose activations SBUF cannot hold even for one sequence (a 64Ki-wide FFN: 128 KiB per
     // partition for one of its tensors); a large micro-batch alone now runs in passes.
     BertConfig wide = small_config();

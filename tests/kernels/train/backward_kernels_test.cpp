@@ -77,6 +77,7 @@ protected:
         return isa::DType::Fp32;
     }
     void expect_cross_entropy(uint32_t classes);
+    void expect_attention_gradients(uint32_t seq, uint32_t heads, const std::vector<uint32_t>& valid);
     void expect_close(const std::vector<float>& got, const Tensor& want, isa::DType stored, const std::string& what) {
         const double error = testing::relative_error(got, want.values);
         std::cout << GetParam().instance << " " << device::name_of(GetParam().precision) << " " << what
@@ -218,31 +219,32 @@ TEST_P(BackwardKernel, EmbeddingScatterAddOfRows) {
                  "scatter-add of dy rows");
 }
 
-// Two sequences of 80 tokens (the second straddles the token tiles), 3 heads of 64, both padded.
-TEST_P(BackwardKernel, AttentionQueryKeyAndValueGradients) {
+// Attention's gradients over `valid.size()` sequences of `seq` tokens, `heads` heads of 64, sequence
+// b's keys from valid[b] on masked.
+void BackwardKernel::expect_attention_gradients(uint32_t seq, uint32_t heads, const std::vector<uint32_t>& valid) {
     KernelHarness h = harness();
-    constexpr uint32_t kBatch = 2, kSeq = 80, kHeads = 3;
-    const Tensor q = rounded(random({kTokens, kIn}, "q", 1.0f), mm());
-    const Tensor k = rounded(random({kTokens, kIn}, "k", 1.0f), mm());
-    const Tensor v = rounded(random({kTokens, kIn}, "v", 1.0f), mm());
-    const Tensor dc = rounded(random({kTokens, kIn}, "dcontext", 1.0f), mm());
-    std::vector<int32_t> mask(kTokens, 1);
-    for (uint32_t s = 70; s < kSeq; ++s) mask[s] = 0;
-    for (uint32_t s = 77; s < kSeq; ++s) mask[kSeq + s] = 0;
-    Tensor mask_values({kBatch, kSeq});
-    for (uint32_t i = 0; i < kTokens; ++i) mask_values.values[i] = float(mask[i]);
+    const uint32_t batch = uint32_t(valid.size()), tokens = batch * seq, width = heads * 64;
+    const Tensor q = rounded(random({tokens, width}, "q", 1.0f), mm());
+    const Tensor k = rounded(random({tokens, width}, "k", 1.0f), mm());
+    const Tensor v = rounded(random({tokens, width}, "v", 1.0f), mm());
+    const Tensor dc = rounded(random({tokens, width}, "dcontext", 1.0f), mm());
+    std::vector<int32_t> mask(tokens, 1);
+    for (uint32_t b = 0; b < batch; ++b)
+        for (uint32_t s = valid[b]; s < seq; ++s) mask[b * seq + s] = 0;
+    Tensor mask_values({batch, seq});
+    for (uint32_t i = 0; i < tokens; ++i) mask_values.values[i] = float(mask[i]);
 
-    const device::AttentionShape shape{kBatch, kSeq, kHeads, kIn / kHeads};
+    const device::AttentionShape shape{batch, seq, heads, 64};
     const uint32_t mask_tensor = h.dram("attention_mask", mask_values, isa::DType::Int32);
     device::AttentionScratch forward_scratch = device::allocate_attention_scratch(h.core(), shape, h.dtypes());
-    const builder::Buffer staging = h.core().sbuf(kTokens * 4, "staging");
+    const builder::Buffer staging = h.core().sbuf(tokens * 4, "staging");
     device::build_attention_mask(h.ctx(), shape, mask_tensor, 0, h.io(), staging, forward_scratch);
     const TileSet qs = h.load("q", q, mm()), ks = h.load("k", k, mm()), dcs = h.load("dc", dc, mm());
     const TileSet q_t = h.load("q^T", testing::transposed(q), mm()), k_t = h.load("k^T", testing::transposed(k), mm());
     const TileSet v_t = h.load("v^T", testing::transposed(v), mm()), dc_t = h.load("dc^T", testing::transposed(dc), mm());
-    TileSet dq_t = device::allocate_tiles(h.core(), kIn, kTokens, isa::DType::Fp32, "dq^T");
-    TileSet dk_t = device::allocate_tiles(h.core(), kIn, kTokens, isa::DType::Fp32, "dk^T");
-    TileSet dv_t = device::allocate_tiles(h.core(), kIn, kTokens, isa::DType::Fp32, "dv^T");
+    TileSet dq_t = device::allocate_tiles(h.core(), width, tokens, isa::DType::Fp32, "dq^T");
+    TileSet dk_t = device::allocate_tiles(h.core(), width, tokens, isa::DType::Fp32, "dk^T");
+    TileSet dv_t = device::allocate_tiles(h.core(), width, tokens, isa::DType::Fp32, "dv^T");
     train::attention_backward(h.ctx(), shape, {&qs, &ks, &q_t, &k_t, &v_t, &dcs, &dc_t, forward_scratch.mask},
                               {&dq_t, &dk_t, &dv_t});
     h.store("dq^T", dq_t);
@@ -250,11 +252,22 @@ TEST_P(BackwardKernel, AttentionQueryKeyAndValueGradients) {
     h.store("dv^T", dv_t);
     const auto run = h.run();
     const reference::AttentionGradients want = reference::attention_backward(
-        q, k, v, reference::attention_mask_bias(mask, kBatch, kSeq), dc, kBatch, kSeq, kHeads);
-    expect_close(run->read("dq^T"), testing::transposed(want.query), isa::DType::Fp32, "attention dQ");
-    expect_close(run->read("dk^T"), testing::transposed(want.key), isa::DType::Fp32, "attention dK");
-    expect_close(run->read("dv^T"), testing::transposed(want.value), isa::DType::Fp32, "attention dV");
+        q, k, v, reference::attention_mask_bias(mask, batch, seq), dc, batch, seq, heads);
+    const std::string what = fmt::format("attention (seq {}) ", seq);
+    expect_close(run->read("dq^T"), testing::transposed(want.query), isa::DType::Fp32, what + "dQ");
+    expect_close(run->read("dk^T"), testing::transposed(want.key), isa::DType::Fp32, what + "dK");
+    expect_close(run->read("dv^T"), testing::transposed(want.value), isa::DType::Fp32, what + "dV");
 }
+
+// Two sequences of 80 tokens (the second straddles the token tiles), 3 heads of 64, both padded.
+TEST_P(BackwardKernel, AttentionQueryKeyAndValueGradients) { expect_attention_gradients(80, 3, {70, 77}); }
+
+// Phase 2's sequence: 512 tokens, four 128-token blocks of queries and of keys (each softmax row over
+// all four), padded in the last block.
+TEST_P(BackwardKernel, AttentionGradientsOverFourKeyBlocks) { expect_attention_gradients(512, 2, {450}); }
+
+// Two sequences of 256 (two blocks each), the second's padding starting in its first block.
+TEST_P(BackwardKernel, AttentionGradientsOfTwoSequencesOfTwoBlocks) { expect_attention_gradients(256, 1, {256, 100}); }
 
 // Four sequences of 40 tokens, 3 labels: classifier, tanh, pooler and the [CLS] rows of dhidden.
 TEST_P(BackwardKernel, ClassifierHeadDownToTheClsTokens) {

@@ -11,6 +11,8 @@
 // fp32: relative 1e-4 of each tensor's largest value (the bound); an update within 1e-4 of
 // the largest update plus 2 ulp of the parameter (as TrainingStep checks it). bf16 (weights,
 // activations and matmuls; fp32 states): 5e-2, TrainingStep's bf16 bound; measured values printed.
+// `fp32_seq256_spilled_in_passes`: the same at seq 256 (two 128-token attention blocks per sequence,
+// the padding and the predictions spread over both), one sequence a pass as phase 2 runs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,14 +35,14 @@ using testing::KernelHarness;
 constexpr uint32_t kBatch = 2, kSeq = 16, kAccum = 2, kPredictions = 3;
 constexpr const char* kInstance = "trn1.2xlarge";
 
-BertConfig pretraining_config() {
+BertConfig pretraining_config(uint32_t seq) {
     BertConfig c;
     c.vocab_size = 300;
     c.hidden_size = 128;
     c.num_hidden_layers = 2;
     c.num_attention_heads = 2;
     c.intermediate_size = 256;  // narrower than the vocabulary: AdamW takes the decoder bias as [2, 150]
-    c.max_position_embeddings = 32;
+    c.max_position_embeddings = std::max(32u, seq);
     c.initializer_range = 0.08;
     c.num_labels = 2;
     return c;
@@ -51,20 +53,22 @@ struct PretrainingBatch {
     reference::PretrainingLabels labels;
 };
 
-// Micro-batch k: the second sequence padded after `length` tokens; predictions at three positions of
-// the first sequence and two of the second (its third slot unused), one of them on a token the
-// batch also has unmasked (the word table's row gets both the decoder's and the embedding's gradient).
-PretrainingBatch pretraining_batch(uint32_t k) {
-    PretrainingBatch b{TokenBatch{kBatch, kSeq, {}, {}, {}}, {}};
-    const uint32_t length = 13 - 3 * (k % 2);
-    for (uint32_t i = 0; i < kBatch * kSeq; ++i) {
-        const uint32_t s = i % kSeq;
+// Micro-batch k of sequences of `seq` tokens: the second sequence padded after `length` tokens;
+// predictions at three positions of the first sequence and two of the second (its third slot
+// unused), one of them on a token the batch also has unmasked (the word table's row gets both the
+// decoder's and the embedding's gradient). Lengths and positions scale with seq (from seq 16's).
+PretrainingBatch pretraining_batch(uint32_t k, uint32_t seq) {
+    PretrainingBatch b{TokenBatch{kBatch, seq, {}, {}, {}}, {}};
+    const uint32_t length = (13 - 3 * (k % 2)) * seq / kSeq;
+    for (uint32_t i = 0; i < kBatch * seq; ++i) {
+        const uint32_t s = i % seq;
         b.tokens.input_ids.push_back(int32_t((i * 37 + 11 + k * 101) % 300));
-        b.tokens.token_type_ids.push_back(s < kSeq / 2 ? 0 : 1);
-        b.tokens.attention_mask.push_back(i >= kSeq && s >= length ? 0 : 1);
+        b.tokens.token_type_ids.push_back(s < seq / 2 ? 0 : 1);
+        b.tokens.attention_mask.push_back(i >= seq && s >= length ? 0 : 1);
     }
+    const int32_t at = int32_t(seq / kSeq);
     b.labels.per_sequence = kPredictions;
-    b.labels.positions = {int32_t(2 + k), 5, 11, 3, int32_t(7 + k), 0};
+    b.labels.positions = {int32_t(2 + k) * at, 5 * at, 11 * at, 3 * at, int32_t(7 + k) * at, 0};
     b.labels.tokens = {int32_t((17 * k + 5) % 300), b.tokens.input_ids[20], int32_t(299 - k), 42, int32_t(128 + k), -1};
     b.labels.next_sentence = {int32_t(k % 2), 1};
     return b;
@@ -91,6 +95,7 @@ struct PretrainingCase {
     const char* name;
     Precision precision = Precision::Fp32;
     bool spill = false;  // activations through device memory, the micro-batch one sequence a pass
+    uint32_t seq = kSeq;
 };
 void PrintTo(const PretrainingCase& c, std::ostream* os) { *os << c.name; }
 
@@ -101,7 +106,7 @@ TEST_P(PretrainingStep, LossesAndGradientSumsOfTwoStepsMatchTheReference) {
     KernelHarness h(kInstance, param.precision);
     const bool fp32 = h.dtypes().activation == isa::DType::Fp32;
     const double tolerance = fp32 ? 1e-4 : 5e-2;
-    const BertConfig config = pretraining_config();
+    const BertConfig config = pretraining_config(param.seq);
     BertWeights weights = random_bert_weights(config, 23, true, true);
     testing::round_all(weights, h.dtypes().activation);
     // AdamW's third step on: m and v are an earlier step's (the reference follows its own copies).
@@ -110,7 +115,7 @@ TEST_P(PretrainingStep, LossesAndGradientSumsOfTwoStepsMatchTheReference) {
     const reference::AdamWHyper adam{1e-3, 0.9, 0.999, 1e-8, 0.01};
     train::TrainingOptions options;
     options.micro_batch = kBatch;
-    options.seq = kSeq;
+    options.seq = param.seq;
     options.grad_accum = kAccum;
     options.max_predictions = kPredictions;
     options.vocabulary_chunk = 128;
@@ -126,7 +131,8 @@ TEST_P(PretrainingStep, LossesAndGradientSumsOfTwoStepsMatchTheReference) {
     DeviceRun run(kInstance, h.program().finish());
 
     for (uint32_t t = 3; t <= 4; ++t) {
-        const std::vector<PretrainingBatch> batches = {pretraining_batch(2 * t - 6), pretraining_batch(2 * t - 5)};
+        const std::vector<PretrainingBatch> batches = {pretraining_batch(2 * t - 6, param.seq),
+                                                       pretraining_batch(2 * t - 5, param.seq)};
         std::vector<reference::BertGradients> want;
         for (const PretrainingBatch& b : batches) want.push_back(reference::bert_pretraining_gradients(weights, b.tokens, b.labels));
         const std::vector<float> losses =
@@ -182,6 +188,7 @@ TEST_P(PretrainingStep, LossesAndGradientSumsOfTwoStepsMatchTheReference) {
 INSTANTIATE_TEST_SUITE_P(Trn1, PretrainingStep,
                          ::testing::Values(PretrainingCase{"fp32"},
                                            PretrainingCase{"fp32_spilled_in_passes", Precision::Fp32, true},
+                                           PretrainingCase{"fp32_seq256_spilled_in_passes", Precision::Fp32, true, 256},
                                            PretrainingCase{"bf16", Precision::Bf16}),
                          [](const ::testing::TestParamInfo<PretrainingCase>& info) { return std::string(info.param.name); });
 

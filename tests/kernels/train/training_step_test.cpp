@@ -65,17 +65,17 @@ struct MicroBatch {
 };
 
 // Micro-batch `k`: different words, lengths and labels each; one word twice in the first (its
-// gradient rows add up).
-MicroBatch micro_batch(uint32_t k) {
-    MicroBatch b{TokenBatch{kBatch, kSeq, {}, {}, {}}, k % 2 == 0 ? std::vector<int32_t>{2, 0} : std::vector<int32_t>{1, 1}};
-    const uint32_t length = 13 - 3 * (k % 2);
-    for (uint32_t i = 0; i < kBatch * kSeq; ++i) {
-        const uint32_t s = i % kSeq;
+// gradient rows add up). Lengths scale with `seq` (from seq 16's).
+MicroBatch micro_batch(uint32_t k, uint32_t seq = kSeq) {
+    MicroBatch b{TokenBatch{kBatch, seq, {}, {}, {}}, k % 2 == 0 ? std::vector<int32_t>{2, 0} : std::vector<int32_t>{1, 1}};
+    const uint32_t length = (13 - 3 * (k % 2)) * seq / kSeq;
+    for (uint32_t i = 0; i < kBatch * seq; ++i) {
+        const uint32_t s = i % seq;
         b.tokens.input_ids.push_back(int32_t((i * 37 + 11 + k * 101) % 300));
-        b.tokens.token_type_ids.push_back(s < kSeq / 2 ? 0 : 1);
-        b.tokens.attention_mask.push_back(i >= kSeq && s >= length ? 0 : 1);
+        b.tokens.token_type_ids.push_back(s < seq / 2 ? 0 : 1);
+        b.tokens.attention_mask.push_back(i >= seq && s >= length ? 0 : 1);
     }
-    if (k == 0) b.tokens.input_ids[3] = b.tokens.input_ids[kSeq + 5] = 7;
+    if (k == 0) b.tokens.input_ids[3] = b.tokens.input_ids[seq + 5] = 7;
     return b;
 }
 
@@ -444,9 +444,9 @@ TEST(TrainingSteps, LossFallsOverStepsInBf16WithStochasticRounding) {
 // implementation of the hash the simulator documents) at the keys and rows train/dropout.h assigns:
 // tokens numbered over the micro-batch, the attention's queries as rows and keys as elements.
 reference::EncoderDropoutMasks dropout_masks(const BertConfig& c, const reference::DropoutDraw& hidden,
-                                             const reference::DropoutDraw& attention) {
+                                             const reference::DropoutDraw& attention, uint32_t seq) {
     using train::DropoutSite;
-    const size_t tokens = kBatch * kSeq, width = size_t(c.hidden_size), heads = size_t(c.num_attention_heads);
+    const size_t tokens = kBatch * seq, width = size_t(c.hidden_size), heads = size_t(c.num_attention_heads);
     reference::EncoderDropoutMasks m;
     m.embedding_output = reference::dropout_multipliers(hidden, train::dropout_key(0, DropoutSite::EmbeddingOutput), 0,
                                                         tokens, width);
@@ -456,13 +456,13 @@ reference::EncoderDropoutMasks dropout_masks(const BertConfig& c, const referenc
             hidden, train::dropout_key(l, DropoutSite::AttentionOutput), 0, tokens, width);
         layer.ffn_output =
             reference::dropout_multipliers(hidden, train::dropout_key(l, DropoutSite::FfnOutput), 0, tokens, width);
-        layer.attention_probabilities = Tensor({kBatch, heads, kSeq, kSeq});
+        layer.attention_probabilities = Tensor({kBatch, heads, seq, seq});
         for (uint32_t b = 0; b < kBatch; ++b)
             for (uint32_t h = 0; h < heads; ++h) {
                 const Tensor block = reference::dropout_multipliers(
-                    attention, train::dropout_key(l, DropoutSite::AttentionProbabilities, h), b * kSeq, kSeq, kSeq);
+                    attention, train::dropout_key(l, DropoutSite::AttentionProbabilities, h), b * seq, seq, seq);
                 std::copy(block.values.begin(), block.values.end(),
-                          layer.attention_probabilities.values.begin() + (b * heads + h) * kSeq * kSeq);
+                          layer.attention_probabilities.values.begin() + (b * heads + h) * seq * seq);
             }
         m.layers.push_back(std::move(layer));
     }
@@ -474,20 +474,27 @@ reference::EncoderDropoutMasks dropout_masks(const BertConfig& c, const referenc
 // reference gradients with the masks regenerated for each micro-step's execution (the generator
 // counts the micro-step graphs' executions: step * grad_accum + micro-step), learning rate 0 so that
 // both steps start from the same parameters. The two steps' gradients differ by their masks alone.
-TEST(TrainingStepDropout, GradientsMatchTheReferenceWithTheMasksRegeneratedFromTheDocumentedHash) {
+// At seq 16 and at seq 256 (each probability row's mask over two 128-key blocks, in passes of one
+// sequence as phase 2 runs).
+void expect_dropout_gradients(uint32_t seq, bool spill) {
     KernelHarness h(kInstance, Precision::Fp32);
-    const BertConfig config = small_config();
+    BertConfig config = small_config();
+    config.max_position_embeddings = std::max<int64_t>(config.max_position_embeddings, seq);
     TrainingState state = initial_state(config, isa::DType::Fp32);
     train::TrainingOptions options;
     options.micro_batch = kBatch;
-    options.seq = kSeq;
+    options.seq = seq;
+    if (spill) {
+        options.spill_activations = true;
+        options.pass_batch = 1;
+    }
     options.grad_accum = kAccum;
     options.hidden_dropout = 0.1f;
     options.attention_dropout = 0.2f;
     options.dropout_seed = 2024;
     train::training_step(h.program(), h.dtypes(), weight_slot_columns(h.program().spec()), state.weights, state.m, state.v, options);
     DeviceRun run(kInstance, h.program().finish());
-    const std::vector<MicroBatch> batches = {micro_batch(0), micro_batch(1)};
+    const std::vector<MicroBatch> batches = {micro_batch(0, seq), micro_batch(1, seq)};
     std::vector<float> first_sums;
     for (uint32_t step = 0; step < 2; ++step) {
         const std::vector<float> losses = run_step(run, batches, train::adamw_step_scalars(0.0, 0.01, 0.9, 0.999, 1));
@@ -495,7 +502,7 @@ TEST(TrainingStepDropout, GradientsMatchTheReferenceWithTheMasksRegeneratedFromT
         for (uint32_t k = 0; k < kAccum; ++k) {
             const uint32_t execution = step * kAccum + k;
             const reference::EncoderDropoutMasks masks =
-                dropout_masks(config, {0.1f, 2024, execution}, {0.2f, 2024, execution});
+                dropout_masks(config, {0.1f, 2024, execution}, {0.2f, 2024, execution}, seq);
             reference::BertGradients g =
                 reference::bert_classification_gradients(state.weights, batches[k].tokens, batches[k].labels, &masks);
             EXPECT_LT(std::fabs(losses[k] - g.loss), 1e-4 * g.loss) << "step " << step << " loss " << k;
@@ -507,13 +514,19 @@ TEST(TrainingStepDropout, GradientsMatchTheReferenceWithTheMasksRegeneratedFromT
             for (size_t i = 0; i < to.size(); ++i)
                 for (size_t j = 0; j < to[i].tensor->values.size(); ++j) to[i].tensor->values[j] += from[i].tensor->values[j];
         }
-        std::cout << "step " << step << ": worst gradient error " << compare_gradient_sums(run, sums, 1e-4)
-                  << "\n";
+        std::cout << "seq " << seq << " step " << step << ": worst gradient error "
+                  << compare_gradient_sums(run, sums, 1e-4) << "\n";
         const std::vector<float> word = run.read(train::gradient_tensor(bert_tensor_slots(sums, true)[0].name));
         if (step == 0) first_sums = word;
         else EXPECT_GT(testing::relative_error(word, first_sums), 1e-2) << "the second step drew the first's masks";
     }
 }
+
+TEST(TrainingStepDropout, GradientsMatchTheReferenceWithTheMasksRegeneratedFromTheDocumentedHash) {
+    expect_dropout_gradients(kSeq, false);
+}
+
+TEST(TrainingStepDropout, AttentionMasksSpanTheKeyBlocksOfLongSequences) { expect_dropout_gradients(256, true); }
 
 // A program whose matmul and activation dtypes differ, empty micro-batches, sequences longer than the
 // position table, optimizer states of a third dtype or table chunks of no rows are refused before
