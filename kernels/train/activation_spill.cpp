@@ -12,26 +12,45 @@ bool is_spilled_activation(const std::string& name) { return name.rfind(kSpilled
 
 // A pass's [r, c] TileSet of an activation goes at rows [pass * r, + r) of its tensor: token-major
 // ones at their tokens' rows, feature-major ones (q^T, k^T, v^T) one block of features after another.
-void ActivationSpill::store(KernelContext& ctx, uint32_t layer, const LayerActivationTiles& a, uint32_t first_token) {
+const DramTensor& ActivationSpill::kept(uint32_t layer, size_t i, uint32_t rows, uint32_t columns, isa::DType dtype) {
     if (layers_.size() <= layer) layers_.resize(layer + 1);
     std::vector<DramTensor>& kept = layers_[layer];
-    pass_tokens_ = a.x.rows;
+    kept.resize(std::size(kKeptActivations));
+    DramTensor& k = kept[i];
+    if (k.rows == 0) {
+        const std::string name = kSpilledActivationsPrefix + std::string("layer.") + std::to_string(layer) + "/" + std::to_string(i);
+        k = {program_.add_tensor(name, isa::TensorRole::Scratch, dtype, {rows, columns}), rows, columns, dtype};
+    }
+    if (k.rows != rows || k.columns != columns || k.dtype != dtype)
+        throw std::logic_error("ActivationSpill: a layer's activations changed shape between passes");
+    return k;
+}
+
+void ActivationSpill::store(KernelContext& ctx, uint32_t layer, const LayerActivationTiles& a, uint32_t first_token) {
+    for (TileSet LayerActivationTiles::*which : kKeptActivations) store_one(ctx, layer, which, a.*which, first_token);
+}
+
+void ActivationSpill::store_one(KernelContext& ctx, uint32_t layer, TileSet LayerActivationTiles::*which,
+                                const TileSet& set, uint32_t first_token) {
+    const bool feature_major = which == &LayerActivationTiles::q_t || which == &LayerActivationTiles::k_t ||
+                               which == &LayerActivationTiles::v_t;
+    pass_tokens_ = feature_major ? set.columns : set.rows;
     if (pass_tokens_ == 0 || tokens_ % pass_tokens_ != 0 || first_token % pass_tokens_ != 0 || first_token >= tokens_)
         throw std::logic_error("ActivationSpill: passes that do not tile the micro-batch");
     const uint32_t passes = tokens_ / pass_tokens_, pass = first_token / pass_tokens_;
-    for (size_t i = 0; i < std::size(kKeptActivations); ++i) {
-        const TileSet& set = a.*kKeptActivations[i];
-        if (kept.size() <= i) {
-            const std::string name = kSpilledActivationsPrefix + std::string("layer.") + std::to_string(layer) + "/" + std::to_string(i);
-            const uint32_t rows = set.rows * passes;
-            kept.push_back({program_.add_tensor(name, isa::TensorRole::Scratch, set.dtype, {rows, set.columns}), rows,
-                            set.columns, set.dtype});
-        }
-        const DramTensor& k = kept[i];
-        if (k.rows != set.rows * passes || k.columns != set.columns || k.dtype != set.dtype)
-            throw std::logic_error("ActivationSpill: a layer's activations changed shape between passes");
-        store_tiles(ctx, channels_, set, {k.tensor, k.dtype, k.columns, pass * set.rows, 0});
-    }
+    const size_t i = size_t(std::find(std::begin(kKeptActivations), std::end(kKeptActivations), which) -
+                            std::begin(kKeptActivations));
+    const DramTensor& k = kept(layer, i, set.rows * passes, set.columns, set.dtype);
+    if (!set.tiles.empty()) store_tiles(ctx, channels_, set, {k.tensor, k.dtype, k.columns, pass * set.rows, 0});
+}
+
+void ActivationSpill::store_rows(KernelContext& ctx, uint32_t layer, TileSet LayerActivationTiles::*which,
+                                 const TileSet& set, uint32_t first_token) {
+    const auto* found = std::find(std::begin(kKeptActivations), std::end(kKeptActivations), which);
+    if (found == std::end(kKeptActivations) || first_token + set.rows > tokens_)
+        throw std::logic_error("ActivationSpill: rows of an activation it does not keep");
+    const DramTensor& k = kept(layer, size_t(found - std::begin(kKeptActivations)), tokens_, set.columns, set.dtype);
+    store_tiles(ctx, channels_, set, {k.tensor, k.dtype, k.columns, first_token, 0});
 }
 
 LayerActivationTiles ActivationSpill::load(KernelContext& ctx, uint32_t layer, uint32_t first_token,

@@ -28,7 +28,14 @@ public:
         : program_(program), channels_(channels), tokens_(tokens) {}
     // Layer `layer`'s kept activations (LayerActivationTiles::saved) of the pass whose first token is
     // `first_token` into device memory.
+    // An activation the forward has stored already (store_one, store_rows) has no tiles in `a`, its shape alone.
     void store(KernelContext& ctx, uint32_t layer, const LayerActivationTiles& a, uint32_t first_token);
+    // One of them, the pass's whole (feature-major ones: q^T, k^T, v^T, [features, pass tokens]).
+    void store_one(KernelContext& ctx, uint32_t layer, TileSet LayerActivationTiles::*which, const TileSet& set,
+                   uint32_t first_token);
+    // Rows [first_token, + set rows) of a token-major activation of layer `layer` (a chunk of a pass's tokens).
+    void store_rows(KernelContext& ctx, uint32_t layer, TileSet LayerActivationTiles::*which, const TileSet& set,
+                    uint32_t first_token);
     // Back into new on-chip TileSets of the same shapes (x_t, which the backward does not read, stays
     // empty). Without `linear_inputs`, the linears' inputs (kLinearInputs) come back as their shapes
     // alone, no tiles: their weight gradients are made from device memory (DeferredWeightGradients).
@@ -40,6 +47,9 @@ public:
 private:
     builder::ProgramBuilder& program_;
     const TensorChannels& channels_;
+    // Activation i of layer `layer`'s tensor, made when first asked for ([rows, columns] of `dtype`).
+    const DramTensor& kept(uint32_t layer, size_t i, uint32_t rows, uint32_t columns, isa::DType dtype);
+
     uint32_t tokens_, pass_tokens_ = 0;
     std::vector<std::vector<DramTensor>> layers_;  // by layer, by kKeptActivations
 };

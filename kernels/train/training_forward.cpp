@@ -41,7 +41,7 @@ public:
         for (uint32_t l = 0; l < model_.layers.size(); ++l) {
             if (in_.spill) ctx_.core.sbuf_rewind(layer_mark_);
             const TrainedLayer layer = with_on_chip_rows(ctx_, channel_, model_.layers[l]);
-            LayerActivationTiles a = encoder_layer(layer, in_.dropout.layer(l), std::move(x), std::move(x_t));
+            LayerActivationTiles a = encoder_layer(l, layer, in_.dropout.layer(l), std::move(x), std::move(x_t));
             carry(l + 1, x, x_t);
             normalized(a.output_sum, layer.output_norm, "layer output", x, x_t);
             if (in_.spill) in_.spill->store(ctx_, l, a, in_.first_row * in_.shape.seq);
@@ -113,39 +113,121 @@ private:
         p.eps = in_.layer_norm_eps;
         device::layer_norm(ctx_, x, x_t, norm_scratch_, p);
     }
-    TileSet projection_t(const TileSet& x_t, const TrainedLinear& w, isa::ActivationFunction func, const std::string& what) {
-        TileSet out = tiles(w.forward.columns, x_t.columns, ctx_.dtypes.matmul, what);
-        device::feature_major_linear(ctx_, x_t, w.forward, w.bias_columns, func, out);
+    // Over x_t's token columns `columns` (all of them by default).
+    TileSet projection_t(const TileSet& x_t, const TrainedLinear& w, isa::ActivationFunction func, const std::string& what,
+                         std::optional<device::Range> columns = std::nullopt) {
+        TileSet out = tiles(w.forward.columns, columns ? columns->size : x_t.columns, ctx_.dtypes.matmul, what);
+        device::feature_major_linear(ctx_, x_t, w.forward, w.bias_columns, func, out, columns);
         return out;
     }
+    // Rows [first, first + count) of a token-major TileSet (whole tiles of it), sharing its SBUF.
+    TileSet row_tiles(const TileSet& set, uint32_t first, uint32_t count) const {
+        TileSet rows = set;
+        rows.tiles.assign(set.tiles.begin() + first / set.tile_rows,
+                          set.tiles.begin() + (first + count + set.tile_rows - 1) / set.tile_rows);
+        rows.rows = count;
+        return rows;
+    }
+    // A pre-norm sum starting from the residual `x` (a copy of it; residual_linear adds the dense).
+    TileSet residual(const TileSet& x, const std::string& what = "attention sum") {
+        TileSet sum = tiles(tokens_, hidden_, ctx_.dtypes.activation, what);
+        copy(x, sum);
+        return sum;
+    }
+    // Activation `which` of `a` into the spill now, its shape alone left in `a` (its SBUF free to give back).
+    void store_now(uint32_t l, TileSet LayerActivationTiles::*which, LayerActivationTiles& a) {
+        in_.spill->store_one(ctx_, l, which, a.*which, in_.first_row * in_.shape.seq);
+        (a.*which).tiles.clear();
+    }
+    // The tokens the FFN takes at once: the pass's, or (with a spill) chunks of in_.chunk_tokens.
+    uint32_t ffn_chunk_tokens() const {
+        const uint32_t chunk = in_.chunk_tokens;
+        if (!in_.spill || chunk == 0 || chunk >= tokens_) return tokens_;
+        if (chunk % tile_rows() != 0 || tokens_ % chunk != 0)
+            throw std::invalid_argument("training forward: FFN chunks must be whole partition tiles that divide the pass");
+        return chunk;
+    }
 
-    LayerActivationTiles encoder_layer(const TrainedLayer& w, const LayerDropout& dropout, TileSet x, TileSet x_t) {
+    LayerActivationTiles encoder_layer(uint32_t l, const TrainedLayer& w, const LayerDropout& dropout, TileSet x, TileSet x_t) {
         const isa::DType mm = ctx_.dtypes.matmul;
         LayerActivationTiles a;
         a.x = std::move(x);
         a.x_t = std::move(x_t);
+        // Streamed (FFN in chunks): each of the attention block's kept activations is stored as soon
+        // as it is made and its SBUF given back, q and k one at a time after the attention; the
+        // attention sum and the context^T below them, the context^T given back after its dense.
+        const uint32_t chunk = ffn_chunk_tokens();
+        const bool streamed = chunk < tokens_;
+        TileSet context_t;
+        if (streamed) a.attention_sum = residual(a.x);
+        const uint64_t context_t_mark = ctx_.core.sbuf_mark();
+        if (streamed) context_t = tiles(hidden_, tokens_, mm, "context^T");
+        const uint64_t attention_mark = ctx_.core.sbuf_mark();
         a.q_t = projection_t(a.x_t, w.query, isa::ActivationFunction::Identity, "q^T");
         a.k_t = projection_t(a.x_t, w.key, isa::ActivationFunction::Identity, "k^T");
         a.v_t = projection_t(a.x_t, w.value, isa::ActivationFunction::Identity, "v^T");
-        a.q = transposed(a.q_t, mm, "q");
-        a.k = transposed(a.k_t, mm, "k");
+        if (!streamed) {
+            a.q = transposed(a.q_t, mm, "q");
+            a.k = transposed(a.k_t, mm, "k");
+        }
+        const uint64_t value_mark = ctx_.core.sbuf_mark();
         const TileSet v = transposed(a.v_t, mm, "v");
-        TileSet context_t = tiles(hidden_, tokens_, mm, "context^T");
+        if (!streamed) context_t = tiles(hidden_, tokens_, mm, "context^T");
         device::self_attention(ctx_, in_.shape, a.q_t, a.k_t, v, zero_value_bias_, context_t, attention_,
                                dropout.attention);
+        if (streamed) {
+            ctx_.core.sbuf_rewind(value_mark);
+            for (const auto& [made, from] : {std::pair{&LayerActivationTiles::q, &LayerActivationTiles::q_t},
+                                             std::pair{&LayerActivationTiles::k, &LayerActivationTiles::k_t}}) {
+                a.*made = transposed(a.*from, mm, made == &LayerActivationTiles::q ? "q" : "k");
+                store_now(l, made, a);
+                ctx_.core.sbuf_rewind(value_mark);
+            }
+            for (TileSet LayerActivationTiles::*kept :
+                 {&LayerActivationTiles::q_t, &LayerActivationTiles::k_t, &LayerActivationTiles::v_t})
+                store_now(l, kept, a);
+            ctx_.core.sbuf_rewind(attention_mark);
+        }
+        const uint64_t context_mark = ctx_.core.sbuf_mark();
         a.context = transposed(context_t, mm, "context");
-        a.attention_sum = tiles(tokens_, hidden_, ctx_.dtypes.activation, "attention sum");
-        copy(a.x, a.attention_sum);
+        if (streamed) {
+            store_now(l, &LayerActivationTiles::context, a);
+            ctx_.core.sbuf_rewind(context_mark);
+        } else {
+            a.attention_sum = residual(a.x);
+        }
         residual_linear(context_t, w.attention_output, a.attention_sum, dropout.hidden, dropout.attention_output_key,
                         dropout.first_token);
+        if (streamed) ctx_.core.sbuf_rewind(context_t_mark);
         TileSet attended_t;
         normalized(a.attention_sum, w.attention_norm, "attended", a.attended, attended_t);
-        const GeluProjection inter = gelu_projection(attended_t, w.intermediate, "intermediate");
-        a.intermediate_in = inter.in;
-        a.intermediate = inter.out;
-        a.output_sum = tiles(tokens_, hidden_, ctx_.dtypes.activation, "output sum");
-        copy(a.attended, a.output_sum);
-        residual_linear(inter.out_t, w.output, a.output_sum, dropout.hidden, dropout.ffn_output_key, dropout.first_token);
+        a.output_sum = residual(a.attended, "output sum");
+        if (!streamed) {
+            const GeluProjection inter = gelu_projection(attended_t, w.intermediate, "intermediate");
+            a.intermediate_in = inter.in;
+            a.intermediate = inter.out;
+            residual_linear(inter.out_t, w.output, a.output_sum, dropout.hidden, dropout.ffn_output_key,
+                            dropout.first_token);
+            return a;
+        }
+        // In chunks of tokens, each chunk's pre-GELU and GELU values stored as made (their SBUF the
+        // next chunk's); the layer keeps their shapes alone (ActivationSpill::store skips them).
+        const uint32_t first_token = in_.first_row * in_.shape.seq;
+        for (uint32_t c = 0; c < tokens_; c += chunk) {
+            const uint64_t mark = ctx_.core.sbuf_mark();
+            const GeluProjection inter = gelu_projection(attended_t, w.intermediate, "intermediate", device::Range{c, chunk});
+            TileSet sum = row_tiles(a.output_sum, c, chunk);
+            residual_linear(inter.out_t, w.output, sum, dropout.hidden, dropout.ffn_output_key, dropout.first_token + c);
+            in_.spill->store_rows(ctx_, l, &LayerActivationTiles::intermediate_in, inter.in, first_token + c);
+            in_.spill->store_rows(ctx_, l, &LayerActivationTiles::intermediate, inter.out, first_token + c);
+            ctx_.core.sbuf_rewind(mark);
+        }
+        for (TileSet* kept : {&a.intermediate_in, &a.intermediate}) {
+            kept->rows = tokens_;
+            kept->columns = w.intermediate.forward.columns;
+            kept->dtype = ctx_.dtypes.matmul;
+            kept->tile_rows = tile_rows();
+        }
         return a;
     }
 
@@ -156,11 +238,12 @@ private:
     struct GeluProjection {
         TileSet in, out, out_t;
     };
-    GeluProjection gelu_projection(const TileSet& x_t, const TrainedLinear& w, const std::string& what) {
+    GeluProjection gelu_projection(const TileSet& x_t, const TrainedLinear& w, const std::string& what,
+                                   std::optional<device::Range> columns = std::nullopt) {
         const isa::DType mm = ctx_.dtypes.matmul;
-        const uint32_t tokens = x_t.columns;
         GeluProjection g;
-        g.out_t = projection_t(x_t, w, isa::ActivationFunction::Identity, what + "^T");
+        g.out_t = projection_t(x_t, w, isa::ActivationFunction::Identity, what + "^T", columns);
+        const uint32_t tokens = g.out_t.columns;
         g.in = transposed(g.out_t, mm, what + " in");
         for (uint32_t i = 0; i < g.out_t.tiles.size(); ++i)
             ctx_.core.activation(g.out_t.view(i, 0, tokens), g.out_t.view(i, 0, tokens), isa::ActivationFunction::Gelu);

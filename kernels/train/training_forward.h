@@ -66,6 +66,9 @@ struct ForwardInputs {
     uint32_t input_ids = 0, token_types = 0;  // int32 [rows, seq] tensors in device memory
     uint32_t first_row = 0;                   // the first of their rows this forward reads (shape.batch of them)
     ActivationSpill* spill = nullptr;         // where the layers' activations go; null: kept on chip
+    // With a spill: the FFN over this many tokens at a time, each chunk's activations stored as made
+    // (TrainingOptions::chunk_tokens; 0: the pass's tokens at once).
+    uint32_t chunk_tokens = 0;
     device::AttentionShape shape;
     float layer_norm_eps = 1e-12f;
     TrainingDropout dropout;  // off by default

@@ -159,6 +159,12 @@ isa::Container build_training_program(const config::NeuronCoreSpec& spec, const 
             spilled.spill_activations = true;
             spilled.pass_batch = pass;
             if (!(o.step.spill_activations && pass == o.step.micro_batch)) attempts.push_back(spilled);
+            // Last, one sequence a pass with its FFN in chunks of one partition tile of tokens (it
+            // streams the FFN's weights once per chunk: only when nothing else fits).
+            if (pass == 1 && o.step.seq > tile_rows && o.step.seq % tile_rows == 0) {
+                spilled.chunk_tokens = tile_rows;
+                attempts.push_back(spilled);
+            }
         }
     std::string refusal;
     for (const TrainingOptions& step : attempts) {

@@ -60,6 +60,7 @@ struct Shared {
     TrainedBert model;
     device::AttentionShape shape;  // of one pass: shape.batch sequences
     uint32_t micro_batch = 0, passes = 1;
+    uint32_t chunk_tokens = 0;  // TrainingOptions::chunk_tokens
     float layer_norm_eps = 1e-12f;
     TileSet position_ids;  // fp32 column for the micro-batch's tokens (a pass's: its first rows)
     TileSet cls_ids;       // fp32 column, for one pass
@@ -142,6 +143,7 @@ private:
         in.shape = s_.shape;
         in.layer_norm_eps = s_.layer_norm_eps;
         in.spill = s_.spill.get();
+        in.chunk_tokens = s_.chunk_tokens;
         in.dropout = {s_.hidden_dropout, s_.attention_dropout, first * seq};
         device::build_attention_mask(ctx_, s_.shape, mask_, first, channel_, s_.staging, s_.attention);
         // The ids again as fp32 columns (the DMA converts), for the one-hot scatter-adds; the labels.
@@ -396,6 +398,7 @@ void build_micro_step(GraphCore& g, builder::ProgramBuilder& program, const Trai
     s.shape = {batch, seq, uint32_t(c.num_attention_heads), uint32_t(c.head_size())};
     s.micro_batch = options.micro_batch;
     s.passes = options.micro_batch / batch;
+    s.chunk_tokens = options.chunk_tokens;
     if (options.spill_activations)
         s.spill = std::make_unique<ActivationSpill>(program, *g.channels, options.micro_batch * options.seq);
     s.layer_norm_eps = float(c.layer_norm_eps);

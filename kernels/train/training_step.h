@@ -62,6 +62,11 @@ struct TrainingOptions {
     // The activations the backward reads go to device memory layer by layer (ActivationSpill)
     // instead of staying on chip.
     bool spill_activations = false;
+    // Tokens of a pass whose feed-forward block runs at once (0: the pass's; else a multiple of the
+    // partition tile that divides the pass's tokens): with a spill, each chunk's FFN activations go to
+    // device memory as soon as they are made, so the FFN's 4096-wide tensors take a chunk's SBUF, not
+    // a pass's (a pass of one 512-token sequence, phase 2).
+    uint32_t chunk_tokens = 0;
     // Pretraining (weights with pretraining heads): masked-LM predictions per sequence (the recipe's
     // max_pred_len, training.md A2.1: 20 at seq 128), and the vocabulary columns the decoder's logits
     // go through at once (masked_lm_head.h).

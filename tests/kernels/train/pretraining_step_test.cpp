@@ -12,7 +12,8 @@
 // the largest update plus 2 ulp of the parameter (as TrainingStep checks it). bf16 (weights,
 // activations and matmuls; fp32 states): 5e-2, TrainingStep's bf16 bound; measured values printed.
 // `fp32_seq256_spilled_in_passes`: the same at seq 256 (two 128-token attention blocks per sequence,
-// the padding and the predictions spread over both), one sequence a pass as phase 2 runs.
+// the padding and the predictions spread over both), one sequence a pass as phase 2 runs;
+// `fp32_seq256_ffn_in_chunks` with the FFN in chunks of 128 tokens (two a pass), as phase 2 builds it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -96,6 +97,7 @@ struct PretrainingCase {
     Precision precision = Precision::Fp32;
     bool spill = false;  // activations through device memory, the micro-batch one sequence a pass
     uint32_t seq = kSeq;
+    uint32_t chunk_tokens = 0;  // the FFN's tokens at once (TrainingOptions::chunk_tokens)
 };
 void PrintTo(const PretrainingCase& c, std::ostream* os) { *os << c.name; }
 
@@ -123,6 +125,7 @@ TEST_P(PretrainingStep, LossesAndGradientSumsOfTwoStepsMatchTheReference) {
     if (param.spill) {
         options.spill_activations = true;
         options.pass_batch = 1;
+        options.chunk_tokens = param.chunk_tokens;
     }
     const train::TrainingProgram program =
         train::training_step(h.program(), h.dtypes(), testing::weight_slot_columns(h.program().spec()), weights, m, v, options);
@@ -189,6 +192,7 @@ INSTANTIATE_TEST_SUITE_P(Trn1, PretrainingStep,
                          ::testing::Values(PretrainingCase{"fp32"},
                                            PretrainingCase{"fp32_spilled_in_passes", Precision::Fp32, true},
                                            PretrainingCase{"fp32_seq256_spilled_in_passes", Precision::Fp32, true, 256},
+                                           PretrainingCase{"fp32_seq256_ffn_in_chunks", Precision::Fp32, true, 256, 128},
                                            PretrainingCase{"bf16", Precision::Bf16}),
                          [](const ::testing::TestParamInfo<PretrainingCase>& info) { return std::string(info.param.name); });
 
