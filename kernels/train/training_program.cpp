@@ -136,6 +136,11 @@ isa::Container build_training_program(const config::NeuronCoreSpec& spec, const 
     if (c.head_size() <= 0 || tile_rows % c.head_size() != 0)
         throw std::invalid_argument(fmt::format("head size {} must divide {}, the partition tile of {}", c.head_size(),
                                                 tile_rows, spec.name));
+    const uint32_t pass_tokens = (o.step.pass_batch ? o.step.pass_batch : o.step.micro_batch) * o.step.seq;
+    if (o.step.chunk_tokens && (o.step.chunk_tokens % tile_rows != 0 || pass_tokens % o.step.chunk_tokens != 0))
+        throw std::invalid_argument(fmt::format("tokens per chunk {} must be a multiple of {}, the partition tile of {}, "
+                                                "that divides a pass's {} tokens",
+                                                o.step.chunk_tokens, tile_rows, spec.name, pass_tokens));
     if (o.step.seq > device::widest_attention_row(spec))
         throw std::invalid_argument(fmt::format("seq {} exceeds the {} keys one attention matmul of {} takes", o.step.seq,
                                                 device::widest_attention_row(spec), spec.name));

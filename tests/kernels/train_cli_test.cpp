@@ -352,6 +352,9 @@ TEST(TrainCli, UserErrorsAreOneLine) {
     expect_build_error("--instance trn1.2xlarge --task pretrain --weights " + dir.path().string(), "not built yet");
     expect_build_error("--instance trn1.2xlarge --task pretrain --max-predictions 40", "exceeds --seq 32");
     expect_build_error("--instance trn1.2xlarge --micro-batch 4 --sequences-per-pass 3", "must divide --micro-batch 4");
+    expect_build_error("--instance trn1.2xlarge --tokens-per-chunk 128", "--tokens-per-chunk needs --sequences-per-pass");
+    expect_build_error("--instance trn1.2xlarge --sequences-per-pass 1 --tokens-per-chunk 16",
+                       "tokens per chunk 16 must be a multiple of 128, the partition tile of NeuronCore-v2, that divides a pass's 32 tokens");
     // A sequence longer than the keys one attention matmul takes (a PSUM bank of fp32 scores).
     const auto long_seq = run_command(build_train("--model " + write_config(dir.path()).string() +
                                                   " --seq 1024 --timing-only --instance trn1.2xlarge -o " + (dir / "x.bin").string()));

@@ -177,16 +177,18 @@ dma0 dma_copy dst=fp32 dram:C +0 [[4,1],[1,4]], src=fp32 sbuf[0:1] +0 [[1,4]]
 // DMA channel's counting semaphore shared by sixteen queues) are clean; so is pretraining in passes
 // of one sequence, whose gradient rooms are placed again after each rewind (a vocabulary wider than
 // a room block: the decoder bias's sum raced with the embedding layernorm's before BufferStates kept
-// given-back buffers under an untracked region).
+// given-back buffers under an untracked region); and at seq 256 with the FFN in chunks of 128 tokens,
+// the attention's and FFN's activations stored as made and their SBUF given back at once.
 TEST_F(RaceCheck, TrainingProgramsAreClean) {
     const auto dir = dir_.path();
     std::ofstream(dir / "config.json") << R"({"vocab_size": 300, "hidden_size": 128, "num_hidden_layers": 2,
-        "num_attention_heads": 2, "intermediate_size": 256, "max_position_embeddings": 64})";
-    for (const std::string options :
-         {"", " --timing-only", " --task pretrain --dtype fp32 --grad-accum 2 --sequences-per-pass 1 --max-predictions 3"}) {
+        "num_attention_heads": 2, "intermediate_size": 256, "max_position_embeddings": 256})";
+    const std::string pretrain = " --task pretrain --dtype fp32 --grad-accum 2 --sequences-per-pass 1 --max-predictions 3";
+    for (const std::string options : {std::string(" --seq 32"), std::string(" --seq 32 --timing-only"), " --seq 32" + pretrain,
+                                      " --seq 256" + pretrain + " --tokens-per-chunk 128"}) {
         const std::string program = (dir / "train.bin").string();
         const auto built = test::run_command(test::tool_path("neuron-build") + " bert-train --model " + (dir / "config.json").string() +
-                                             " --seq 32 --micro-batch 2 --instance trn1.2xlarge" + options + " -o " + program);
+                                             " --micro-batch 2 --instance trn1.2xlarge" + options + " -o " + program);
         ASSERT_EQ(built.exit_code, 0) << built.err;
         const auto r = check(program);
         EXPECT_EQ(r.exit_code, 0) << options << ":\n" << r.out.substr(0, 2000) << r.err;

@@ -51,6 +51,10 @@ BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& o) {
         p.step.pass_batch = o.sequences_per_pass;
         p.step.spill_activations = true;
     }
+    if (o.tokens_per_chunk) {
+        if (!o.sequences_per_pass) throw UserError("--tokens-per-chunk needs --sequences-per-pass");
+        p.step.chunk_tokens = o.tokens_per_chunk;
+    }
     p.step.seq = o.seq;
     // The recipe's max_pred_len: 20 at seq 128, 80 at seq 512 (training.md A2.1).
     if (pretrain) p.step.max_predictions = o.max_predictions ? o.max_predictions : std::max(1u, (o.seq * 5 + 16) / 32);

@@ -20,6 +20,7 @@ struct BertTrainBuildOptions {
     uint32_t max_predictions = 0;     // pretrain: masked-LM slots per sequence; 0: seq * 5/32
     uint32_t micro_batch = 8;
     uint32_t sequences_per_pass = 0;  // 0: the micro-batch, or the largest pass that fits
+    uint32_t tokens_per_chunk = 0;    // 0: the pass's tokens at once (TrainingOptions::chunk_tokens)
     uint32_t grad_accum = 1;
     uint32_t cores = 1;
     std::string dtype = "bf16";       // bf16 | fp32

@@ -43,6 +43,9 @@ int main(int argc, char** argv) {
     train_cmd->add_option("--sequences-per-pass", train.sequences_per_pass,
                           "Run each micro-batch in passes of this many sequences, its activations spilled to device memory (default: the whole micro-batch when SBUF holds it, else the largest pass that fits)")
         ->check(CLI::Range(1u, 65536u));
+    train_cmd->add_option("--tokens-per-chunk", train.tokens_per_chunk,
+                          "With --sequences-per-pass: run each pass's feed-forward blocks over this many tokens at a time (a multiple of 128), the attention's and the FFN's activations stored as made (default: the pass's tokens at once; the builder chunks by 128 when nothing else fits)")
+        ->check(CLI::Range(1u, 65536u));
     train_cmd->add_option("--grad-accum", train.grad_accum, "Micro-steps per optimizer step (gradient accumulation)")->check(CLI::Range(1u, 4096u));
     train_cmd->add_option("--cores", train.cores, "NeuronCores (data parallel)")->check(CLI::Range(1u, 1024u));
     train_cmd->add_option("--dtype", train.dtype, "bf16 or fp32 (weights, activations and matmuls)")->check(CLI::IsMember({"bf16", "fp32"}));
