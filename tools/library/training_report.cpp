@@ -77,12 +77,12 @@ TrainingReport training_report(const Session& session, const TrainingShape& shap
     const auto peak = peaks.find(shape.dtype);
     r.peak_flops = peak == peaks.end() ? 0 : peak->second;
     // The script's extract_mfu: a per-worker peak, the throughput of every worker.
-    r.mfu = r.peak_flops > 0 ? r.throughput_per_s * r.flops_per_sequence / (r.peak_flops * shape.cores) : 0;
+    r.mfu = r.peak_flops > 0 ? r.throughput_per_s * r.flops_per_sequence / (r.peak_flops * shape.cores * shape.nodes) : 0;
     r.memory = memory_of(program, session.spec());
     if (!steps.empty()) {
         r.last_step = steps.back().executions;
         for (const GraphExecutions& g : r.last_step)
-            if (g.graph != kernels::train::kOptimizerGraph && g.graph != kernels::train::kAllReduceGraph) r.last = g.last;
+            if (g.graph == kernels::train::kFirstMicroStepGraph || g.graph == kernels::train::kMicroStepGraph) r.last = g.last;
     }
     return r;
 }
