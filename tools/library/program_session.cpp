@@ -156,6 +156,7 @@ ExecutionTiming Session::execute(uint32_t real_sequences, const std::string& gra
     timing.runtime_call_s = driver::host_time::now_s() - start;
     timing.engines = instance_.engines().last_statistics();
     timing.device_s = timing.engines.time_s;
+    timing.simulated_cores = model_->last_result.simulated_cores;
     return timing;
 }
 

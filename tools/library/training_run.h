@@ -59,6 +59,7 @@ TrainingShape training_shape(const isa::Container& program, const std::string& f
 struct GraphExecutions {
     std::string graph;
     uint32_t count = 0, simulated = 0;
+    uint32_t simulated_cores = 0;    // program cores its simulated executions ran on (ExecutionTiming)
     double device_s = 0;             // the engines, one execution
     double runtime_call_s = 0;       // nrt_execute: inputs over PCIe, engines, outputs
     std::vector<StepPhaseTime> phases;  // device_s in phases (step_breakdown)
