@@ -6,7 +6,9 @@
 // data-parallel cores each execution runs on every core, core i on the i-th of C consecutive
 // micro-batches (the i-th slice of the global batch), the loss is the cores' mean (the script's
 // all_reduce(running_loss / world_size), done on the host here), and the "all-reduce" graph runs
-// between the last micro-step and the optimizer.
+// between the last micro-step and the optimizer. (A timing-only execution of a graph without
+// collectives simulates the first device's cores and the runtime counts the other devices at their
+// time, driver/runtime/replicated_devices.h; GraphExecutions::simulated_cores says which.)
 // A functional run executes every micro-step. A timing-only run simulates the first micro-step and
 // the second (the accumulating graph) and counts the step's other micro-steps as the second's
 // repetitions: they run the same instructions on inputs timing does not read, each execution from
