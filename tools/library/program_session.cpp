@@ -156,6 +156,7 @@ ExecutionTiming Session::execute(uint32_t real_sequences, const std::string& gra
     timing.runtime_call_s = double(runtime::HostTrace::now_ps() - call_ps) * 1e-12;
     timing.engines = instance_.engines().last_statistics();
     timing.device_s = timing.engines.time_s;
+    timing.simulated_cores = model_->last_result.simulated_cores;
     return timing;
 }
 

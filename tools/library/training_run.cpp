@@ -121,6 +121,7 @@ void TrainingRun::execute(const std::string& graph, bool simulate, GraphExecutio
         into.phases[i].phase = phases[i].phase;
         into.phases[i].seconds += (phases[i].seconds - into.phases[i].seconds) / n;
     }
+    into.simulated_cores = timing.simulated_cores;
     into.last = timing;
 }
 

@@ -6,7 +6,9 @@
 // data-parallel cores each execution runs on every core, core i on the i-th of C consecutive
 // micro-batches (the i-th slice of the global batch), the loss is the cores' mean (the script's
 // all_reduce(running_loss / world_size), done on the host here), and the "all-reduce" graph runs
-// between the last micro-step and the optimizer.
+// between the last micro-step and the optimizer. (A timing-only execution of a graph without
+// collectives simulates the first device's cores and the runtime counts the other devices at their
+// time, driver/runtime/replicated_devices.h; GraphExecutions::simulated_cores says which.)
 // A functional run executes every micro-step. A timing-only run simulates the first micro-step and
 // the second (the accumulating graph) and counts the step's other micro-steps as the second's
 // repetitions: they run the same instructions on inputs timing does not read, each execution from
@@ -60,6 +62,7 @@ TrainingShape training_shape(const isa::Container& program, const std::string& f
 struct GraphExecutions {
     std::string graph;
     uint32_t count = 0, simulated = 0;
+    uint32_t simulated_cores = 0;    // program cores its simulated executions ran on (ExecutionTiming)
     double device_s = 0;             // the engines, one execution
     double runtime_call_s = 0;       // nrt_execute: inputs over PCIe, engines, outputs
     std::vector<StepPhaseTime> phases;  // device_s in phases (step_breakdown)
