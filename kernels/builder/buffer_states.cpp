@@ -20,7 +20,8 @@ std::vector<const BufferState*> in_id_order(StatesById& states) {
 }  // namespace
 
 // Over buffers a rewind gave back: their states merged in the order of their ids (a state met again
-// changes neither set: writers merge by semaphore, readers by queue), and those it covers dropped.
+// changes neither set: writers merge by semaphore, readers by queue), and those a tracked buffer
+// covers dropped.
 void BufferStates::add(uint32_t id, isa::MemorySpace space, uint64_t lo, uint64_t hi, bool tracked) {
     if (id != reaches_.size()) throw std::logic_error("BufferStates: buffers must be added in id order");
     IntervalIndex& candidates = candidates_[space];
@@ -37,7 +38,9 @@ void BufferStates::add(uint32_t id, isa::MemorySpace space, uint64_t lo, uint64_
             continue;
         }
         for (const Group& g : chain.groups) given_back.push_back({chain.buffers[g.first], &g.state});
-        if (lo <= chain.lo && chain.hi <= hi) candidates.erase(c);
+        // Dropped when a tracked buffer covers it; an untracked region keeps it, so the aliases made
+        // in the region (which never meet the region's own chain) still inherit what it was waiting for.
+        if (tracked && lo <= chain.lo && chain.hi <= hi) candidates.erase(c);
     }
     BufferState inherited;
     for (const BufferState* s : in_id_order(given_back)) {

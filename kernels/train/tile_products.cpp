@@ -79,7 +79,7 @@ void broadcast_elements(KernelContext& ctx, builder::DmaChannel& channel, uint32
                         uint32_t partitions) {
     const View to = builder::tile(dst, dst_dtype, 0, partitions, 0, columns);
     const View src = builder::dram(builder::dram_rows(tensor, dtype, first + columns, 0, partitions, first, columns, 0));
-    ctx.core.dma(channel, builder::CoreBuilder::split_rows(to, src, 1));
+    ctx.core.dma(channel, builder::CoreBuilder::split_rows(to, src, uint32_t(channel.queues().size())));
 }
 
 TileSet ones_column(KernelContext& ctx, uint32_t rows, isa::DType dtype) {

@@ -41,7 +41,8 @@ builder::Buffer load_broadcast_row(KernelContext& ctx, builder::DmaChannel& chan
                                    const std::string& what);
 
 // Elements [first, first + columns) of `tensor` in device memory (row-major, in `dtype`) broadcast
-// over partitions [0, partitions) of `dst` (converted to dst's dtype by the DMA).
+// over partitions [0, partitions) of `dst` (converted to dst's dtype by the DMA), the partitions
+// spread over the channel's queues (one DMA engine each: a row per partition is a descriptor each).
 void broadcast_elements(KernelContext& ctx, builder::DmaChannel& channel, uint32_t tensor, isa::DType dtype,
                         uint64_t first, uint32_t columns, const builder::Buffer& dst, isa::DType dst_dtype,
                         uint32_t partitions);

@@ -32,7 +32,7 @@ public:
             }
             for (const SyncPoint& p : o.state.writers) merge(b.state.writers, p);
             for (const SyncPoint& p : o.state.readers) merge_reader(b.state.readers, p);
-            if (!(lo <= o.lo && o.hi <= hi)) kept.push_back(c);
+            if (!tracked || !(lo <= o.lo && o.hi <= hi)) kept.push_back(c);  // an untracked region keeps it
         }
         candidates_ = kept;
         if (tracked) candidates_.push_back(id);
@@ -167,6 +167,22 @@ TEST(BufferStates, FoldsTheDependenciesThePlainScanFoldsWhenTheTensorEngineReads
         SCOPED_TRACE(seed);
         run_random_program(seed, true);
     }
+}
+
+// A region (untracked: only its aliases are) placed over a given-back buffer does not drop it: an
+// alias made in the region later still waits for the given-back buffer's readers and writer (the
+// training step's gradient rooms, placed again after a rewind, raced with the blocks before).
+TEST(BufferStates, AnAliasInARegionOverAGivenBackBufferInheritsItsState) {
+    BufferStates states;
+    states.add(0, MemorySpace::Sbuf, 64, 128, true);
+    const SyncPoint writer{6, 1, kManyQueues, 1}, reader{2, 1, 2, 2};
+    states.update(0, [&](BufferState& s) { record(s, Access::Write, writer); });
+    states.update(0, [&](BufferState& s) { record(s, Access::Read, reader); });
+    states.retire_from(MemorySpace::Sbuf, 0);
+    states.add(1, MemorySpace::Sbuf, 0, 256, false);  // the region, over all of buffer 0
+    states.add(2, MemorySpace::Sbuf, 96, 160, true);  // an alias in it, over part of buffer 0
+    EXPECT_EQ(fold(states.read(2), Access::Write), SyncSet{reader});
+    EXPECT_EQ(fold(states.read(2), Access::Read), SyncSet{writer});
 }
 
 TEST(BufferStates, BuffersMustComeInIdOrder) {
