@@ -73,19 +73,35 @@ TEST(ReplicatedDevices, OnlyAGraphWithoutCollectivesWhoseDevicesRunTheSameStream
     EXPECT_EQ(runtime::cores_to_simulate(same, one_device, compute), 2u);
 }
 
-TEST(ReplicatedDevices, CountedDevicesTakeTheTimeSimulatingThemGives) {
+// A runtime on the four-device instance with program() loaded and its input x on the host.
+struct LoadedOnFourDevices {
     test::TempHome home;
-    runtime::RuntimeOptions options;
-    options.home = home.path();
-    runtime::Runtime rt(test::shipped_configs().host(kFourDeviceInstance), options);
-    ASSERT_EQ(rt.init(), NrtStatus::Success) << rt.last_error();
-    rt.set_executor(std::make_unique<runtime::EngineExecutor>(false));
+    std::unique_ptr<runtime::Runtime> rt;
     runtime::Model* model = nullptr;
-    ASSERT_EQ(rt.load(program(), 0, &model), NrtStatus::Success) << rt.last_error();
-    runtime::Tensor* x = nullptr;
-    ASSERT_EQ(rt.tensor_allocate(runtime::TensorPlacement::Host, 0, kCoresOnFourDevices * 128 * 512 * 4, "x", &x), NrtStatus::Success);
     runtime::TensorSet in;
-    in.tensors = {{"x", x}};
+
+    // A method, not the constructor: gtest's ASSERTs return.
+    void load(bool functional) {
+        runtime::RuntimeOptions options;
+        options.home = home.path();
+        rt = std::make_unique<runtime::Runtime>(test::shipped_configs().host(kFourDeviceInstance), options);
+        ASSERT_EQ(rt->init(), NrtStatus::Success) << rt->last_error();
+        rt->set_executor(std::make_unique<runtime::EngineExecutor>(functional));
+        ASSERT_EQ(rt->load(program(), 0, &model), NrtStatus::Success) << rt->last_error();
+        runtime::Tensor* x = nullptr;
+        ASSERT_EQ(rt->tensor_allocate(runtime::TensorPlacement::Host, 0, kCoresOnFourDevices * 128 * 512 * 4, "x", &x),
+                  NrtStatus::Success);
+        in.tensors = {{"x", x}};
+    }
+};
+
+TEST(ReplicatedDevices, CountedDevicesTakeTheTimeSimulatingThemGives) {
+    LoadedOnFourDevices loaded;
+    loaded.load(false);
+    ASSERT_NE(loaded.model, nullptr);
+    runtime::Runtime& rt = *loaded.rt;
+    runtime::Model* model = loaded.model;
+    const runtime::TensorSet& in = loaded.in;
 
     ASSERT_EQ(rt.execute(model, "compute", in, nullptr), NrtStatus::Success) << rt.last_error();
     const runtime::ExecutionResult counted = model->last_result;
@@ -111,18 +127,12 @@ TEST(ReplicatedDevices, CountedDevicesTakeTheTimeSimulatingThemGives) {
 }
 
 TEST(ReplicatedDevices, AFunctionalExecutionRunsEveryCore) {
-    test::TempHome home;
-    runtime::RuntimeOptions options;
-    options.home = home.path();
-    runtime::Runtime rt(test::shipped_configs().host(kFourDeviceInstance), options);
-    ASSERT_EQ(rt.init(), NrtStatus::Success) << rt.last_error();
-    rt.set_executor(std::make_unique<runtime::EngineExecutor>(true));
-    runtime::Model* model = nullptr;
-    ASSERT_EQ(rt.load(program(), 0, &model), NrtStatus::Success) << rt.last_error();
-    runtime::Tensor* x = nullptr;
-    ASSERT_EQ(rt.tensor_allocate(runtime::TensorPlacement::Host, 0, kCoresOnFourDevices * 128 * 512 * 4, "x", &x), NrtStatus::Success);
-    runtime::TensorSet in;
-    in.tensors = {{"x", x}};
+    LoadedOnFourDevices loaded;
+    loaded.load(true);
+    ASSERT_NE(loaded.model, nullptr);
+    runtime::Runtime& rt = *loaded.rt;
+    runtime::Model* model = loaded.model;
+    const runtime::TensorSet& in = loaded.in;
     ASSERT_EQ(rt.execute(model, "compute", in, nullptr), NrtStatus::Success) << rt.last_error();
     EXPECT_EQ(model->last_result.simulated_cores, kCoresOnFourDevices);
 }

@@ -40,9 +40,11 @@ std::string composition_formula(const std::vector<GraphExecutions>& graphs) {
 }
 
 // Where a graph's executions were simulated: "on all 32 cores (nd0-nd15)", "on nd0 cores 0-1, 15 more
-// devices take its time" (driver/runtime/replicated_devices.h).
+// devices take its time" (driver/runtime/replicated_devices.h). None for the inter-node all-reduce of
+// train --nodes, whose time the cluster model gives.
 std::string simulated_where(const std::vector<sim::core::PhysicalCore>& cores, uint32_t simulated) {
     if (cores.empty()) return "";
+    if (simulated == 0) return "by the cluster model over EFA, not on the cores";
     auto devices_of = [&](size_t first, size_t end) {
         std::set<unsigned> devices;
         for (size_t i = first; i < end && i < cores.size(); ++i) devices.insert(cores[i].device);
