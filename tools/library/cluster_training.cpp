@@ -1,6 +1,5 @@
 #include "library/cluster_training.h"
 
-#include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -11,8 +10,6 @@
 
 namespace nsim::library {
 namespace {
-
-uint64_t picoseconds(double seconds) { return uint64_t(std::llround(seconds * 1e12)); }
 
 std::vector<uint8_t> bytes_of(double value) {
     std::vector<uint8_t> bytes(sizeof value);
@@ -116,7 +113,7 @@ ClusterStep ClusterTraining::step() {
     // one simulated host, the later ones' runtime calls would differ only by where the host's
     // polling happens to fall (about a microsecond), which a node in a process of its own does not see.
     std::vector<NodeArrival> local(nodes_.local_node_count());
-    const uint64_t arrived_ps = picoseconds(arrived_s.front());
+    const uint64_t arrived_ps = sim::cluster::seconds_to_ps(arrived_s.front());
     for (uint32_t i = 0; i < local.size(); ++i) {
         local[i].node = nodes_.first_local_node() + i;
         local[i].time_ps = arrived_ps;
