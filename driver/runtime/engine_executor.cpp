@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/engine_scheduler.h"
+#include "replicated_devices.h"
 
 namespace nsim::runtime {
 
@@ -13,6 +14,9 @@ ExecutionResult EngineExecutor::execute(sim::Platform& platform, const LoadedPro
     options.functional = functional_ && request.functional;
     options.iterations = request.iterations;
     options.graph = request.graph;
+    const uint32_t all = uint32_t(program.placement.cores.size());
+    const uint32_t timing_cores = request.graph < program.timing_cores.size() ? program.timing_cores[request.graph] : all;
+    if (!options.functional && timing_cores < all) options.simulated_cores = timing_cores;
     options.trace = request.trace != nullptr;
     options.progress = progress_;
     ExecutionResult result;
@@ -29,10 +33,11 @@ ExecutionResult EngineExecutor::execute(sim::Platform& platform, const LoadedPro
     }
     result.device_seconds = last_.time_s;
     result.cycles = last_.cycles;
-    result.core_busy_s.assign(program.placement.cores.size(), 0.0);
+    result.simulated_cores = options.simulated_cores ? options.simulated_cores : all;
+    std::vector<double> busy(result.simulated_cores, 0.0);
     for (const auto& queue : last_.queues)
-        if (queue.core < result.core_busy_s.size())
-            result.core_busy_s[queue.core] = std::max(result.core_busy_s[queue.core], queue.busy_s);
+        if (queue.core < busy.size()) busy[queue.core] = std::max(busy[queue.core], queue.busy_s);
+    result.core_busy_s = busy_of_every_core(busy, result.simulated_cores, all);
     if (request.timeout_s > 0 && last_.time_s > request.timeout_s) {
         result.timed_out = true;
         result.message = fmt::format("execution took {:g} s of simulated time, over the {:g} s timeout (NEURON_RT_EXEC_TIMEOUT)",

@@ -20,6 +20,9 @@ namespace nsim::runtime {
 struct LoadedProgram {
     const isa::Container* program = nullptr;
     sim::core::ProgramPlacement placement;  // physical cores, the device region's copies, the host region, the code
+    // By graph: the program cores a timing-only execution simulates, the first device's when the other
+    // devices run the same streams and take its time (replicated_devices.h); else every core.
+    std::vector<uint32_t> timing_cores;
 };
 
 struct ExecutionRequest {
@@ -38,6 +41,9 @@ struct ExecutionResult {
     double device_seconds = 0;        // simulated time the engines ran
     uint64_t cycles = 0;
     std::vector<double> core_busy_s;  // by program core: time any of its engines was busy
+    // Program cores 0 .. simulated_cores - 1 were simulated; every other core ran the same streams on a
+    // device of its own and took their time (replicated_devices.h). All of them, usually.
+    uint32_t simulated_cores = 0;
 };
 
 class ModelExecutor {

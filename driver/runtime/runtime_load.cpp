@@ -13,6 +13,7 @@
 #include "collective_rank_sets.h"
 #include "core_selection.h"
 #include "program_flops.h"
+#include "replicated_devices.h"
 #include "platform/device_address_map.h"
 #include "platform/execution_doorbells.h"
 #include "platform/shared_pages.h"
@@ -225,6 +226,8 @@ NrtStatus Runtime::load(isa::Container read_program, int32_t vnc, Model** out) {
         return fail(status, where, e.what());
     }
     model->load_time_s = driver::host_time::now_s() - start;
+    for (uint32_t g = 0; g < model->program.graph_count(); ++g)
+        model->loaded.timing_cores.push_back(cores_to_simulate(model->program, placement, g));
     driver::ModelRecord record;
     record.id = model->id;
     record.name = model->name;

@@ -400,6 +400,24 @@ void CoreBuilder::all_reduce(DmaChannel& channel, const View& dst, const View& s
     point_to_point(channel, inst, {{&src, Access::Read}, {&dst, Access::Write}});
 }
 
+void CoreBuilder::reduce_scatter(DmaChannel& channel, const View& dst, const View& src, isa::ReduceOp op,
+                                 uint32_t first_core, uint32_t core_count) {
+    namespace F = isa::fields::ReduceScatter;
+    Instruction inst = make(Opcode::ReduceScatter);
+    inst.set(F::dst, dst.ap).set(F::src, src.ap).set_enum(F::op, op);
+    inst.set_u32(F::first_core, first_core).set_u32(F::core_count, core_count);
+    point_to_point(channel, inst, {{&src, Access::Read}, {&dst, Access::Write}});
+}
+
+void CoreBuilder::all_gather(DmaChannel& channel, const View& dst, const View& src, uint32_t first_core,
+                             uint32_t core_count) {
+    namespace F = isa::fields::AllGather;
+    Instruction inst = make(Opcode::AllGather);
+    inst.set(F::dst, dst.ap).set(F::src, src.ap);
+    inst.set_u32(F::first_core, first_core).set_u32(F::core_count, core_count);
+    point_to_point(channel, inst, {{&src, Access::Read}, {&dst, Access::Write}});
+}
+
 // ---- compute instructions ---------------------------------------------------------------------------
 
 void CoreBuilder::matmul(const View& dst, const View& stationary, const View& moving, bool accumulate) {

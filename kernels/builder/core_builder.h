@@ -115,6 +115,11 @@ public:
     // core's collectives meet the others' in the order it issues them).
     void all_reduce(DmaChannel& channel, const View& dst, const View& src, isa::ReduceOp op, uint32_t first_core,
                     uint32_t core_count);
+    // The same for reduce_scatter (core i's dst gets the i-th of core_count equal parts of the
+    // reduction) and all_gather (every dst gets the cores' srcs one after another).
+    void reduce_scatter(DmaChannel& channel, const View& dst, const View& src, isa::ReduceOp op, uint32_t first_core,
+                        uint32_t core_count);
+    void all_gather(DmaChannel& channel, const View& dst, const View& src, uint32_t first_core, uint32_t core_count);
 
     // ---- compute ------------------------------------------------------------------------------
     void matmul(const View& dst, const View& stationary, const View& moving, bool accumulate);

@@ -18,6 +18,10 @@
 namespace nsim::kernels::train {
 
 inline constexpr const char* kAllReduceGraph = "all-reduce";
+// On several nodes the all-reduce is hierarchical (training.md A1.3): these two graphs are its
+// intra-node phases, the runtime runs the inter-node one between them (gradient_reduce_scatter_all_gather).
+inline constexpr const char* kReduceScatterGraph = "reduce-scatter";
+inline constexpr const char* kAllGatherGraph = "all-gather";
 // ALLREDUCE_GRADIENTS_BUCKET_SIZE_MB=50 (torch-xla's neuron plugin), times 1024 x 1024 as torch-xla reads it.
 inline constexpr uint64_t kDefaultGradientBucketBytes = uint64_t(50) << 20;
 
@@ -44,5 +48,26 @@ std::vector<GradientBucket> gradient_buckets(const builder::ProgramBuilder& prog
 std::vector<GradientBucket> gradient_all_reduce(builder::ProgramBuilder& program, const std::vector<uint32_t>& gradients,
                                                 uint32_t cores, uint64_t bucket_bytes,
                                                 std::vector<std::string>& phase_names);
+
+// How a bucket of `elements` fp32 sums splits over `cores` ranks in the hierarchical all-reduce: after
+// the reduce-scatter, rank i holds elements [i x shard, (i + 1) x shard) of the bucket's sum over the
+// node's cores at the start of its own copy of the bucket; the `tail` after cores x shard (fewer
+// elements than ranks, so no equal share) is all-reduced whole inside the node instead, and crosses the
+// nodes with rank 0's shard.
+struct BucketShards {
+    uint64_t shard = 0, tail = 0;
+};
+BucketShards bucket_shards(uint64_t elements, uint32_t cores);
+
+// The all-reduce of `gradients` over `cores` cores on each of several nodes, split around the
+// inter-node phase the runtime runs: graph kReduceScatterGraph reduce-scatters every bucket over the
+// cores (bucket_shards) and all-reduces its tail, then ends the all-reduce phase; the runtime
+// all-reduces each rank's shard across the nodes (tools/library: multi-node training) and writes it
+// back; graph kAllGatherGraph all-gathers the shards into the whole bucket on every core and ends the
+// all-reduce phase again. The buckets and their alias tensors are gradient_all_reduce's, made on one
+// core too (no graph then: the runtime all-reduces whole buckets across the nodes). Returns the buckets.
+std::vector<GradientBucket> gradient_reduce_scatter_all_gather(builder::ProgramBuilder& program,
+                                                               const std::vector<uint32_t>& gradients, uint32_t cores,
+                                                               uint64_t bucket_bytes, std::vector<std::string>& phase_names);
 
 }  // namespace nsim::kernels::train

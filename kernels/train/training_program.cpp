@@ -208,6 +208,8 @@ isa::Container build_step_program(const config::NeuronCoreSpec& spec, const Trai
     program.set_metadata("sequences_per_pass", std::to_string(step.pass_batch ? step.pass_batch : step.micro_batch));
     program.set_metadata("activations", step.spill_activations ? "device memory" : "on chip");
     if (step.cores <= 1) program.set_metadata("cores", "1");
+    // Per node: micro_batch x grad_accum x cores sequences per step (grad_accum is each node's share).
+    if (step.nodes > 1) program.set_metadata("nodes", std::to_string(step.nodes));
     program.set_metadata("max_grad_norm", fmt::format("{}", o.step.max_grad_norm));
     program.set_metadata("dropout", step.hidden_dropout > 0 || step.attention_dropout > 0
                                         ? fmt::format("hidden {} attention {} seed {}", step.hidden_dropout,

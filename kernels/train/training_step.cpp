@@ -374,6 +374,7 @@ void check_options(const BertConfig& c, const TrainingOptions& options) {
         throw std::invalid_argument("training step: only the erf GELU has a backward here");
     if (options.micro_batch == 0 || options.seq == 0 || options.grad_accum == 0)
         throw std::invalid_argument("training step: micro-batch, sequence length and accumulation steps must be positive");
+    if (options.nodes == 0) throw std::invalid_argument("training step: it runs on at least one node");
     if (options.table_chunk_rows == 0) throw std::invalid_argument("training step: table chunks need rows");
     if (int64_t(options.seq) > c.max_position_embeddings)
         throw std::invalid_argument("training step: the sequence is longer than the position table");
@@ -485,7 +486,10 @@ TrainingProgram training_step(builder::ProgramBuilder& program, const device::Dt
     }
 
     const std::vector<uint32_t> gradients = GradientSums::add_tensors(program, model.parameters);
-    if (options.cores > 1)
+    if (options.nodes > 1)
+        gradient_reduce_scatter_all_gather(program, gradients, options.cores, options.gradient_bucket_bytes,
+                                           result.phase_marks);
+    else if (options.cores > 1)
         gradient_all_reduce(program, gradients, options.cores, options.gradient_bucket_bytes, result.phase_marks);
 
     program.begin_graph(kOptimizerGraph);
@@ -495,7 +499,7 @@ TrainingProgram training_step(builder::ProgramBuilder& program, const device::Dt
     step.parameters = model.parameters;
     step.gradients = gradients;
     step.states = options.optimizer_states;
-    step.micro_steps = options.grad_accum * options.cores;  // the sums are the cores' sums after the all-reduce
+    step.micro_steps = options.grad_accum * options.cores * options.nodes;  // the sums are every core's after the all-reduce
     step.max_grad_norm = options.max_grad_norm;
     step.constants = options.constants;
     step.scalars = load_broadcast_row(g.ctx, g.channel, scalars, kAdamWScalars, "adamw scalars");

@@ -21,6 +21,8 @@
 //               micro-step rather than once per pass
 //   "all-reduce" executed once per step on several data-parallel cores (options.cores > 1): the sums
 //               all-reduced over the cores in buckets (gradient_all_reduce.h)
+//   "reduce-scatter", "all-gather"  instead, on several nodes (options.nodes > 1, with several cores):
+//               the all-reduce's intra-node phases, the inter-node one between them run by the runtime
 //   "optimizer" executed once per step: optimizer_step: average, clip, AdamW, and the parameters,
 //               states and W^T written back over the ones the next execution reads.
 // Each graph loads what it reads on chip (constants, bias and layernorm rows) at each execution:
@@ -80,6 +82,11 @@ struct TrainingOptions {
     // (gradient_all_reduce.h) over buckets of this many bytes of gradient sums, and the optimizer
     // averages over the micro-steps of every core.
     uint32_t cores = 1;
+    // Instances the step runs on, each on `cores` cores with grad_accum micro-steps of its own: above 1,
+    // the all-reduce is split into a "reduce-scatter" and an "all-gather" graph, between which the
+    // runtime all-reduces the shards across the nodes (gradient_reduce_scatter_all_gather), and the
+    // optimizer averages over the micro-steps of every core of every node.
+    uint32_t nodes = 1;
     uint64_t gradient_bucket_bytes = kDefaultGradientBucketBytes;
 };
 

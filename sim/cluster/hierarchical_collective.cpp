@@ -12,8 +12,6 @@ namespace {
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-uint64_t seconds_to_ps(double seconds) { return uint64_t(std::llround(seconds * 1e12)); }
-
 // The most ranks that share one resource, given each rank's resource.
 uint32_t busiest(const std::vector<uint32_t>& resource_of_rank) {
     std::map<uint32_t, uint32_t> ranks;

@@ -20,6 +20,7 @@
 // Pure functions of the spec: no SystemC, no time of day, so every process computes the same.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,6 +29,10 @@
 #include "isa/types.h"
 
 namespace nsim::sim::cluster {
+
+// Simulated picoseconds of `seconds`, rounded: the unit of the cluster's times (and of the nodes'
+// arrivals the processes exchange, tools/library/node_exchange.h).
+inline uint64_t seconds_to_ps(double seconds) { return uint64_t(std::llround(seconds * 1e12)); }
 
 enum class CollectiveKind { AllReduce, AllGather, ReduceScatter };
 const char* collective_name(CollectiveKind kind);   // "all_reduce", ...

@@ -10,9 +10,12 @@
 namespace nsim::sim::core {
 
 EngineRun::EngineRun(Platform& p, const isa::Container& c, const ProgramPlacement& pl, ExecutionOptions o)
-    : platform(p), program(c), placement(pl), options(o), cost(p.spec().chip.core), trace(&c) {
+    : platform(p), program(c), placement(o.simulated_cores ? first_cores_of(pl, c, o.simulated_cores) : pl), options(o),
+      cost(p.spec().chip.core), trace(&c) {
     if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
         throw std::logic_error("the engines count picoseconds: SystemC's time resolution must be 1 ps");
+    if (options.simulated_cores && options.functional)
+        throw std::logic_error("a functional run computes every core's values: it cannot leave cores out");
     dma_overhead_ps = to_ps(cost.dma_overhead_seconds());
     if (options.graph >= program.graph_count())
         throw RunError(fmt::format("graph {} is not in the program (its graphs: {})", options.graph, program.graph_list()));
@@ -45,6 +48,7 @@ EngineRun::EngineRun(Platform& p, const isa::Container& c, const ProgramPlacemen
     }
     for (const isa::InstructionStream& s : *streams) {
         if (s.instructions.empty() || s.graph != options.graph) continue;
+        if (options.simulated_cores && s.core >= cores.size()) continue;  // a core left out
         if (s.core >= cores.size())
             throw RunError(fmt::format("{}: the program has only {} cores", isa::describe(s), cores.size()));
         if (!cost.has_engine(s.engine))

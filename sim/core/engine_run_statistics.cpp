@@ -76,6 +76,7 @@ RunStatistics EngineRun::run() {
         if (e.name == "tensor") tensor = &e;
     stats.cycle_clock_hz = tensor ? tensor->clock_hz : 0;
     stats.cycles = uint64_t(std::llround(stats.time_s * stats.cycle_clock_hz));
+    stats.cores = uint32_t(cores.size());
     for (const Queue& q : queues) {
         QueueStatistics s;
         s.name = q.name;

@@ -55,6 +55,11 @@ struct ExecutionOptions {
     bool trace = false;       // record one slice per instruction (trace())
     uint32_t iterations = 1;  // run the program this many times back to back, semaphores reset between
     uint32_t graph = 0;       // the program's graph to run (isa::Container::graphs; 0: the only one, or the first)
+    // Timing only: simulate program cores 0 .. simulated_cores - 1 alone (0: every core); the other
+    // cores' streams are left out, and the statistics are those of the simulated cores. For a caller
+    // that knows the others run the same streams on their own devices and takes their time to be the
+    // simulated ones' (driver/runtime/replicated_devices.h).
+    uint32_t simulated_cores = 0;
     // Called every so many simulation events of run() with the instructions issued so far and the
     // run's total (all iterations), so that a tool can show how far one long execution has got.
     std::function<void(uint64_t issued, uint64_t total)> progress;

@@ -50,6 +50,23 @@ const DeviceRegion& ProgramPlacement::region_for(unsigned core, isa::TensorRole 
     return home_region(c.device);
 }
 
+ProgramPlacement first_cores_of(const ProgramPlacement& placement, const isa::Container& program, uint32_t count) {
+    ProgramPlacement kept = placement;
+    kept.cores.resize(std::min<size_t>(count, placement.cores.size()));
+    if (placement.region_per_core) {
+        kept.device_regions.resize(kept.cores.size());
+    } else {
+        const std::vector<unsigned> devices = kept.devices();
+        kept.device_regions.clear();
+        for (const DeviceRegion& r : placement.device_regions)
+            if (std::binary_search(devices.begin(), devices.end(), r.device)) kept.device_regions.push_back(r);
+    }
+    kept.code.clear();
+    for (const StreamCode& code : placement.code)
+        if (program.streams.at(code.stream).core < kept.cores.size()) kept.code.push_back(code);
+    return kept;
+}
+
 std::vector<DeviceRegion> region_copies(const std::vector<PhysicalCore>& cores, bool region_per_core) {
     std::vector<DeviceRegion> copies;
     if (region_per_core) {

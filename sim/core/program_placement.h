@@ -80,6 +80,11 @@ struct ProgramPlacement {
     const DeviceRegion& home_region(unsigned device) const;
 };
 
+// The placement of program cores 0 .. count - 1 alone: those cores, the copies of the device region
+// they reach and their streams' code (a timing-only execution that simulates the first device of a
+// program whose other devices run the same streams, ExecutionOptions::simulated_cores).
+ProgramPlacement first_cores_of(const ProgramPlacement& placement, const isa::Container& program, uint32_t count);
+
 // The (device, channel) copies of the device region a program on `cores` needs: for each device in
 // ascending order its home copy first, then the other channels next to its cores; with
 // `region_per_core`, one home copy per core, in the cores' order. Offsets are 0; whoever allocates

@@ -35,6 +35,9 @@ struct RunStatistics {
     double cycle_clock_hz = 0;           // the clock `cycles` counts (the tensor engine's)
     uint64_t cycles = 0;
     std::vector<double> iteration_s;     // each iteration's duration
+    // Program cores the run simulated, 0 .. cores - 1: all of the program's, or the first device's
+    // (ExecutionOptions::simulated_cores). 0: not said (every core).
+    uint32_t cores = 0;
     std::vector<QueueStatistics> queues; // in program order: core, engine, queue
     std::vector<double> dma_active_s;    // by program core: time at least one of its DMA queues was busy
     std::vector<MarkTime> marks;         // in the order the queues reached them

@@ -160,7 +160,9 @@ ProfileSummary summarize(const core::RunStatistics& stats, const isa::Container&
     ProfileSummary profile;
     Totals all;
     all.time_s = stats.time_s;
-    for (uint32_t c = 0; c < program.cores_needed; ++c) {
+    // A run that simulated some of the cores (the others took their time) stands for all of them.
+    const uint32_t cores = stats.cores ? std::min(stats.cores, program.cores_needed) : program.cores_needed;
+    for (uint32_t c = 0; c < cores; ++c) {
         const Totals core = core_totals(stats, c, flops[c]);
         all.add(core);
         std::vector<Metric> m = metrics(core, 0, stats.cycle_clock_hz);

@@ -319,6 +319,40 @@ TEST(TrainCli, DataParallelFineTuningOnTwoCores) {
     EXPECT_GT(j["steps"][0]["loss"].get<double>(), 0.3);
 }
 
+// Pretraining data parallel on the 32 cores of a trn1.32xlarge, timing only: the micro-steps and the
+// optimizer (no collectives, every device the same streams on its own memory) are simulated on the
+// first device's two cores and the other 15 devices take their time; the all-reduce runs on all 32
+// ranks. The report says so for each graph, and the step counts every core's sequences.
+TEST(TrainCli, ThirtyTwoCoresSimulateOneDeviceAndCountTheOthers) {
+    ScratchDir dir;
+    const fs::path program = dir / "train32.bin";
+    const auto built = run_command(build_train("--task pretrain --model " + write_config(dir.path()).string() +
+                                               " --seq 16 --micro-batch 2 --grad-accum 3 --cores 32 --dtype bf16 "
+                                               "--stochastic-rounding --timing-only --instance trn1.32xlarge -o " +
+                                               program.string()));
+    ASSERT_EQ(built.exit_code, 0) << built.err;
+    const std::string run = testing::neuron_sim("trn1.32xlarge", "train") + program.string() + " --steps 1";
+    const auto r = run_command(run + " --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["cores"], 32);
+    const nlohmann::json& graphs = j["step_composition"]["graphs"];
+    ASSERT_EQ(graphs.size(), 4u) << graphs.dump();
+    for (const nlohmann::json& g : graphs) {
+        const bool all_reduce = g["graph"] == "all-reduce";
+        EXPECT_EQ(g["simulated_cores"], all_reduce ? 32 : 2) << g.dump();
+        EXPECT_EQ(g["simulated_on"], all_reduce ? "on all 32 cores (nd0-nd15)" : "on nd0 cores 0-1, 15 more devices take its time")
+            << g.dump();
+    }
+    EXPECT_NEAR(j["throughput_per_s"].get<double>() * j["step_s"].get<double>(), 2.0 * 3 * 32, 1e-6);
+    const auto text = run_command(run);
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("2 x micro-step"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("simulated on nd0 cores 0-1, 15 more devices take its time"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("micro-step on the engines (on nd0 cores 0-1, 15 more devices take its time):"), std::string::npos)
+        << text.out;
+}
+
 TEST(TrainCli, UserErrorsAreOneLine) {
     ScratchDir dir;
     const fs::path program = build_program(dir.path(), "--micro-batch 2");

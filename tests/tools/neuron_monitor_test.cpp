@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/command_runner.h"
+#include "background_command.h"
 #include "prepared_host.h"
 
 namespace nsim {
@@ -25,27 +26,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A shell command in its own process group, killed (the whole group) when the test is done with it.
-class Background {
-public:
-    Background(const std::string& exports, const std::string& command) {
-        pid_ = fork();
-        if (pid_ == 0) {
-            setpgid(0, 0);
-            const std::string script = "export " + exports + "; " + command + " >/dev/null 2>&1";
-            execl("/bin/sh", "sh", "-c", script.c_str(), static_cast<char*>(nullptr));
-            _exit(127);
-        }
-        setpgid(pid_, pid_);
-    }
-    ~Background() {
-        kill(-pid_, SIGKILL);
-        waitpid(pid_, nullptr, 0);
-    }
-
-private:
-    pid_t pid_ = -1;
-};
+using test::Background;
+using test::eventually;
 
 std::string gemm_program(const fs::path& dir) {
     const std::string bin = (dir / "gemm.bin").string();
@@ -76,17 +58,6 @@ int free_port() {
         throw std::runtime_error("no free port");
     close(fd);
     return ntohs(address.sin_port);
-}
-
-// Waits (polling) until `ready` holds; the run under watch starts in the background, and a loaded
-// machine starts it late. The bound only keeps a broken build from hanging the suite.
-template <typename Ready>
-bool eventually(Ready ready) {
-    for (int attempt = 0; attempt < 3000; ++attempt) {
-        if (ready()) return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return false;
 }
 
 class NeuronMonitor : public testing::Test {

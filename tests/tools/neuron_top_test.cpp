@@ -1,12 +1,16 @@
 // neuron-top: `--once` frames from prepared host states (utilisation per core from published
 // activity, logical cores, memory tree, tabs), the keys that switch between all processes and one,
-// and one-line errors.
+// one-line errors, and a live 32-core pretraining run.
 #include <gtest/gtest.h>
 
 #include <time.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <regex>
+
+#include <fmt/format.h>
 
 #include "common/command_runner.h"
 #include "config/config_set.h"
@@ -15,6 +19,7 @@
 #include "neuron-top/memory_tree.h"
 #include "neuron-top/top_session.h"
 #include "activity_publisher.h"
+#include "background_command.h"
 #include "prepared_host.h"
 #include "process_identity.h"
 
@@ -339,6 +344,35 @@ TEST(NeuronTop, FlopsViewAndProcessTags) {
     EXPECT_NE(line_starting(flops, "ND0 ").find("[ 25.00 TF]"), std::string::npos) << flops;
     ASSERT_TRUE(session.handle(TopKey::ToggleFlops));
     EXPECT_NE(frame_text(session.frame(120)).find("(Avg: 25.00%)"), std::string::npos);
+}
+
+
+// A data-parallel pretraining run on the 32 NeuronCores of a trn1.32xlarge (a BERT-tiny-like model,
+// timing only) seen by neuron-top while it goes on: every core is busy, the 30 cores of the 15
+// devices the run counts rather than simulates (driver/runtime/replicated_devices.h) as busy as the
+// first device's (they ran the same streams), in a frame that shows a micro-step.
+TEST(NeuronTop, APretrainingRunOnTrn1_32xlargeShows32BusyCores) {
+    test::PreparedHost host("trn1.32xlarge");
+    const std::filesystem::path config = host.home() / "config.json";
+    std::ofstream(config) << R"({"vocab_size": 120, "hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 2,
+                                 "intermediate_size": 256, "max_position_embeddings": 64})";
+    const std::string program = (host.home() / "pretrain.bin").string();
+    const auto build = test::run_command(test::tool_path("neuron-build") + " bert-train --task pretrain --model " +
+                                         config.string() + " --seq 16 --micro-batch 2 --grad-accum 4 --cores 32 --dtype bf16 "
+                                         "--timing-only --instance trn1.32xlarge -o " + program);
+    ASSERT_EQ(build.exit_code, 0) << build.err;
+    test::Background run(host.env(), test::tool_path("neuron-sim") + " --instance trn1.32xlarge train " + program +
+                                         " --steps 1000000");
+    std::string frame;
+    const bool all_busy = test::eventually([&] {
+        frame = test::run_command(top() + " --once --width 200 --instance trn1.32xlarge", host.env()).out;
+        const std::vector<double> first = percentages(line_starting(frame, "ND0 "));
+        if (first.size() != 2 || first[0] <= 0 || first[1] <= 0) return false;
+        for (unsigned d = 1; d < 16; ++d)
+            if (percentages(line_starting(frame, fmt::format("ND{:<2}", d))) != first) return false;
+        return true;
+    });
+    EXPECT_TRUE(all_busy) << frame;
 }
 
 }  // namespace

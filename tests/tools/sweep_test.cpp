@@ -185,6 +185,23 @@ TEST_F(Sweep, ABadPointIsARowWithItsErrorAndTheOthersRun) {
               std::string::npos) << r.out;
 }
 
+// A pretraining point on the 32 cores of a trn1.32xlarge (its devices but the first counted, not
+// simulated: driver/runtime/replicated_devices.h) runs, and its engines are as busy as on two cores
+// of the same instance: the busy percentages are per simulated core, not diluted by the counted ones.
+TEST_F(Sweep, ATrainingPointOnTrn1_32xlargeRunsOnAll32Cores) {
+    write_file(path("large.yaml"), "task: pretrain\ninstance: trn1.32xlarge\nmodel: tiny.json\nseq: 16\nbatch: 2\n"
+                                   "grad_accum: 2\ncores: [2, 32]\n");
+    const auto r = sweep("large.yaml --no-plot");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::vector<std::string> lines = lines_of(read_file(path("large.csv")));
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(field(lines[2], kCores), "32") << lines[2];
+    EXPECT_NE(field(lines[2], kBuildCommand).find("--cores 32 "), std::string::npos) << lines[2];
+    const double two = std::stod(field(lines[1], kPeBusy)), all = std::stod(field(lines[2], kPeBusy));
+    EXPECT_GT(all, 0.8 * two) << lines[1] << "\n" << lines[2];
+    EXPECT_GT(std::stod(field(lines[2], kThroughput)), 8 * std::stod(field(lines[1], kThroughput))) << lines[2];
+}
+
 TEST_F(Sweep, AnInterruptedSweepResumesFromItsCsv) {
     write_file(path("small.yaml"), "instance: trn1.2xlarge\nmodel: tiny.json\nseq: 16\nbatch: [1, 2, 4, 8]\n");
     ASSERT_EQ(sweep("small.yaml --no-plot").exit_code, 0);

@@ -81,8 +81,6 @@ isa::Container collective_program(const std::string& operation, uint32_t ranks, 
     }
 }
 
-uint64_t to_ps(double seconds) { return uint64_t(std::llround(seconds * 1e12)); }
-
 // One collective of the benchmark across the cluster: its phases, each intra-node one a loaded program.
 class ClusterCollective {
 public:
@@ -111,7 +109,7 @@ public:
         for (uint32_t i = 0; i < local.size(); ++i) local[i].node = first + i;
         for (size_t p = 0; p < phases_.size(); ++p) {
             if (!phases_[p].inter_node) {
-                for (NodeArrival& node : local) node.time_ps += to_ps(sessions_[p]->execute().device_s);
+                for (NodeArrival& node : local) node.time_ps += sim::cluster::seconds_to_ps(sessions_[p]->execute().device_s);
                 continue;
             }
             local = run_inter_node_phase(nodes_, instance_.spec(), phases_[p], ranks_per_node_, dtype_, local);

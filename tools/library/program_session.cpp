@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 
-#include "host_time.h"
 #include "host_trace.h"
 #include "library/library_error.h"
 #include "tensor_files.h"
@@ -141,7 +140,6 @@ ExecutionTiming Session::execute(uint32_t real_sequences, const std::string& gra
     for (auto& [name, tensor] : outputs_) outputs.tensors[name] = tensor;
     runtime::Runtime& rt = runtime();
     instance_.engines().set_functional(functional_);
-    const double start = driver::host_time::now_s();
     // The embedding is timed, not simulated (host time does not pass for it): its slice ends where the
     // runtime call begins.
     const runtime::HostTrace trace(std::exchange(trace_next_, nullptr));
@@ -153,9 +151,12 @@ ExecutionTiming Session::execute(uint32_t real_sequences, const std::string& gra
         const std::string& report = model_->last_result.report;
         throw Error(rt.last_error() + (report.empty() ? "" : "\n" + report));
     }
-    timing.runtime_call_s = driver::host_time::now_s() - start;
+    // In whole picoseconds: the same call takes the same time whenever it starts (a double of the
+    // absolute times would round differently later in a run).
+    timing.runtime_call_s = double(runtime::HostTrace::now_ps() - call_ps) * 1e-12;
     timing.engines = instance_.engines().last_statistics();
     timing.device_s = timing.engines.time_s;
+    timing.simulated_cores = model_->last_result.simulated_cores;
     return timing;
 }
 

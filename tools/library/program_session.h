@@ -34,6 +34,9 @@ struct ExecutionTiming {
     double host_embedding_s = 0;   // host CPU: embedding rows for the real sequences (0 on-device)
     double runtime_call_s = 0;     // nrt_execute: inputs over PCIe, engines, outputs over PCIe
     double device_s = 0;           // the engines alone
+    // Program cores the engines simulated (the first ones); the others, on devices of their own running
+    // the same streams, took their time (driver/runtime/replicated_devices.h).
+    uint32_t simulated_cores = 0;
     double end_to_end_s() const { return host_embedding_s + runtime_call_s; }
     sim::core::RunStatistics engines;
 };

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 #include "core/run_report.h"
 #include "train/activation_spill.h"
 #include "train/training_program.h"
@@ -37,12 +39,39 @@ std::string composition_formula(const std::vector<GraphExecutions>& graphs) {
     return formula;
 }
 
+// Where a graph's executions were simulated: "on all 32 cores (nd0-nd15)", "on nd0 cores 0-1, 15 more
+// devices take its time" (driver/runtime/replicated_devices.h). None for the inter-node all-reduce of
+// train --nodes, whose time the cluster model gives.
+std::string simulated_where(const std::vector<sim::core::PhysicalCore>& cores, uint32_t simulated) {
+    if (cores.empty()) return "";
+    if (simulated == 0) return "by the cluster model over EFA, not on the cores";
+    auto devices_of = [&](size_t first, size_t end) {
+        std::set<unsigned> devices;
+        for (size_t i = first; i < end && i < cores.size(); ++i) devices.insert(cores[i].device);
+        return devices;
+    };
+    const std::set<unsigned> all = devices_of(0, cores.size());
+    auto devices_text = [](const std::set<unsigned>& d) {
+        return d.size() == 1 ? fmt::format("nd{}", *d.begin()) : fmt::format("nd{}-nd{}", *d.begin(), *d.rbegin());
+    };
+    if (simulated >= cores.size())
+        return cores.size() == 1 ? fmt::format("on nd{} core {}", cores[0].device, cores[0].core)
+                                 : fmt::format("on all {} cores ({})", cores.size(), devices_text(all));
+    const std::set<unsigned> run = devices_of(0, simulated);
+    const size_t counted = all.size() - run.size();
+    const std::string which = simulated == 1 ? fmt::format("core {}", cores[0].core)
+                                             : fmt::format("cores {}-{}", cores[0].core, cores[simulated - 1].core);
+    return fmt::format("on {} {}, {} more device{} take{} its time", devices_text(run), which, counted,
+                       counted == 1 ? "" : "s", counted == 1 ? "s" : "");
+}
+
 nlohmann::json composition_json(const TrainingReport& r) {
     nlohmann::json graphs = nlohmann::json::array();
     for (const GraphExecutions& g : r.last_step) {
         nlohmann::json phases = nlohmann::json::object();
         for (const StepPhaseTime& p : g.phases) phases[p.phase] = p.seconds;
         graphs.push_back({{"graph", g.graph}, {"executions", g.count}, {"simulated", g.simulated},
+                          {"simulated_cores", g.simulated_cores}, {"simulated_on", simulated_where(r.cores, g.simulated_cores)},
                           {"device_s", g.device_s}, {"runtime_call_s", g.runtime_call_s}, {"breakdown_s", phases}});
     }
     return {{"formula", composition_formula(r.last_step)}, {"cores", r.shape.cores}, {"graphs", graphs}};
@@ -77,12 +106,13 @@ TrainingReport training_report(const Session& session, const TrainingShape& shap
     const auto peak = peaks.find(shape.dtype);
     r.peak_flops = peak == peaks.end() ? 0 : peak->second;
     // The script's extract_mfu: a per-worker peak, the throughput of every worker.
-    r.mfu = r.peak_flops > 0 ? r.throughput_per_s * r.flops_per_sequence / (r.peak_flops * shape.cores) : 0;
+    r.mfu = r.peak_flops > 0 ? r.throughput_per_s * r.flops_per_sequence / (r.peak_flops * shape.cores * shape.nodes) : 0;
     r.memory = memory_of(program, session.spec());
+    r.cores = session.model().loaded.placement.cores;
     if (!steps.empty()) {
         r.last_step = steps.back().executions;
         for (const GraphExecutions& g : r.last_step)
-            if (g.graph != kernels::train::kOptimizerGraph && g.graph != kernels::train::kAllReduceGraph) r.last = g.last;
+            if (g.graph == kernels::train::kFirstMicroStepGraph || g.graph == kernels::train::kMicroStepGraph) r.last = g.last;
     }
     return r;
 }
@@ -143,10 +173,14 @@ std::string training_report_text(const TrainingReport& r) {
                            p.phase == kernels::train::kAllReducePhase && p.seconds == 0 ? "  (one core: none)" : "");
     if (!r.last_step.empty()) {
         out += fmt::format("step composition   {} (engines, per execution; the last step)\n", composition_formula(r.last_step));
-        for (const GraphExecutions& g : r.last_step)
-            out += fmt::format("  {:<16} {:10.3f} ms  x {} = {:.3f} ms; {} simulated{}\n", g.graph, g.device_s * 1e3, g.count,
-                               g.count * g.device_s * 1e3, g.simulated,
-                               g.simulated < g.count ? fmt::format(", the other {} counted at its time", g.count - g.simulated) : "");
+        for (const GraphExecutions& g : r.last_step) {
+            const std::string where = r.cores.size() > 1 ? " " + simulated_where(r.cores, g.simulated_cores) : "";
+            out += fmt::format("  {:<16} {:10.3f} ms  x {} = {:.3f} ms; {} simulated{}{}\n", g.graph, g.device_s * 1e3, g.count,
+                               g.count * g.device_s * 1e3, g.simulated, where,
+                               g.simulated < g.count ? fmt::format("{} the other {} counted at its time", where.empty() ? "," : ";",
+                                                                   g.count - g.simulated)
+                                                     : "");
+        }
     }
     out += fmt::format("throughput         {:10.2f} sequences/s\n", r.throughput_per_s);
     out += fmt::format("MFU                {:10.2f} %  ({:.3g} FLOP per sequence, peak {:.3g} FLOP/s per core in {}{})\n",
@@ -164,7 +198,9 @@ std::string training_report_text(const TrainingReport& r) {
                ? fmt::format("activations        spilled to device memory layer by layer; the micro-batch in passes of {} "
                              "sequence(s)\n", m.sequences_per_pass)
                : std::string("activations        kept on chip\n");
-    out += "\nthe last step's last simulated micro-step on the engines:\n" + sim::core::report_text(r.last.engines);
+    out += fmt::format("\nthe last step's last simulated micro-step on the engines{}:\n",
+                       r.cores.size() > 1 ? " (" + simulated_where(r.cores, r.last.simulated_cores) + ")" : "");
+    out += sim::core::report_text(r.last.engines);
     return out;
 }
 

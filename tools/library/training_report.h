@@ -44,6 +44,7 @@ struct TrainingReport {
     TrainingMemory memory;
     // How the last step was simulated: its graphs' executions (how many, how many simulated, one's time).
     std::vector<GraphExecutions> last_step;
+    std::vector<sim::core::PhysicalCore> cores;  // the program's cores, by program core
     ExecutionTiming last;          // the last step's last simulated micro-step, engines included
 };
 

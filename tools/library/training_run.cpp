@@ -61,6 +61,7 @@ TrainingShape training_shape(const isa::Container& program, const std::string& f
     s.hidden = metadata_u32(program, "hidden_size", 0);
     s.num_labels = metadata_u32(program, "num_labels", 2);
     s.cores = metadata_u32(program, "cores", 1);
+    s.nodes = metadata_u32(program, "nodes", 1);
     s.pretraining = program.metadata_value("task") == kernels::train::kPretrainTask;
     s.max_predictions = metadata_u32(program, "max_predictions", 0);
     s.dtype = program.metadata_value("dtype");
@@ -75,16 +76,17 @@ TrainingShape training_shape(const isa::Container& program, const std::string& f
     return s;
 }
 
-TrainingRun::TrainingRun(Session& session, const TrainingShape& shape, const TrainingSchedule& schedule, TrainingData data)
+TrainingRun::TrainingRun(Session& session, const TrainingShape& shape, const TrainingSchedule& schedule, TrainingData data,
+                         uint32_t node)
     : session_(session), shape_(shape), schedule_(schedule), data_(std::move(data)),
-      phase_marks_(kernels::train::step_phase_marks(session.program())) {}
+      phase_marks_(kernels::train::step_phase_marks(session.program())), node_(node) {}
 
 void TrainingRun::write_micro_batch(size_t batch) {
     namespace train = kernels::train;
     // Core c's micro-batch is the c-th after `batch` (cycling through the data).
     std::map<std::string, std::vector<float>> inputs;
     for (uint32_t c = 0; c < shape_.cores; ++c) {
-        const size_t b = (batch + c) % data_.micro_batches();
+        const size_t b = (batch + size_t(node_) * shape_.cores + c) % data_.micro_batches();
         const kernels::PretrainingBatch* p = data_.pretraining.empty() ? nullptr : &data_.pretraining[b];
         const kernels::TokenBatch& t = p ? p->tokens : data_.batches[b].tokens;
         auto append = [&](const char* name, const std::vector<float>& values) {
@@ -119,45 +121,78 @@ void TrainingRun::execute(const std::string& graph, bool simulate, GraphExecutio
         into.phases[i].phase = phases[i].phase;
         into.phases[i].seconds += (phases[i].seconds - into.phases[i].seconds) / n;
     }
+    into.simulated_cores = timing.simulated_cores;
     into.last = timing;
 }
 
 TrainingStepResult TrainingRun::step() {
+    begin_step();
+    return end_step();
+}
+
+void TrainingRun::begin_step() {
     namespace train = kernels::train;
-    TrainingStepResult r;
+    TrainingStepResult& r = begun_ = TrainingStepResult{};
     r.step = ++step_;
     r.learning_rate = scheduled_learning_rate(schedule_, r.step);
-    GraphExecutions first, later, all_reduce, optimizer;
+    GraphExecutions first, later, all_reduce;
     for (uint32_t k = 0; k < shape_.grad_accum; ++k) {
         // Timing only: the first and the second micro-step are simulated, the rest take the second's time.
         const bool simulate = session_.functional() || k < 2;
         if (simulate && data_.micro_batches() > 0) {
             write_micro_batch(next_batch_);
-            next_batch_ = (next_batch_ + shape_.cores) % data_.micro_batches();
+            next_batch_ = (next_batch_ + size_t(shape_.cores) * shape_.nodes) % data_.micro_batches();
         }
         execute(k == 0 ? train::kFirstMicroStepGraph : train::kMicroStepGraph, simulate, k == 0 ? first : later);
         if (simulate)
             for (float loss : read_floats(session_, train::kLossOutput)) r.loss += loss / shape_.cores;
     }
     r.loss /= shape_.grad_accum;
-    if (shape_.cores > 1) execute(train::kAllReduceGraph, true, all_reduce);
+    // Several nodes: the all-reduce's intra-node reduce-scatter (none on one core); one node: all of it.
+    if (shape_.nodes > 1 && shape_.cores > 1) execute(train::kReduceScatterGraph, true, all_reduce);
+    else if (shape_.cores > 1) execute(train::kAllReduceGraph, true, all_reduce);
+    begun_graphs_.clear();
+    for (GraphExecutions* g : {&first, &later, &all_reduce})
+        if (g->count > 0) begun_graphs_.push_back(std::move(*g));
+}
+
+double TrainingRun::begun_step_s() const {
+    double seconds = 0;
+    for (const GraphExecutions& g : begun_graphs_) seconds += g.count * g.runtime_call_s;
+    return seconds;
+}
+
+TrainingStepResult TrainingRun::end_step(double inter_node_s) {
+    namespace train = kernels::train;
+    TrainingStepResult r = std::move(begun_);
+    std::vector<GraphExecutions> graphs = std::move(begun_graphs_);
+    if (shape_.nodes > 1) {
+        // Computed by the cluster model: one "execution" that is all the all-reduce phase.
+        GraphExecutions inter_node;
+        inter_node.graph = kInterNodeAllReduce;
+        inter_node.count = inter_node.simulated = 1;
+        inter_node.device_s = inter_node.runtime_call_s = inter_node_s;
+        for (const StepPhaseTime& p : graphs.front().phases)
+            inter_node.phases.push_back({p.phase, p.phase == train::kAllReducePhase ? inter_node_s : 0.0});
+        graphs.push_back(std::move(inter_node));
+        if (shape_.cores > 1) execute(train::kAllGatherGraph, true, graphs.emplace_back());
+    }
     write_values(session_, train::kAdamWScalarsInput,
                  for_every_core(train::adamw_step_scalars(r.learning_rate, schedule_.weight_decay, shape_.beta1,
                                                           shape_.beta2, r.step),
                                 shape_.cores),
                  isa::DType::Fp32);
-    execute(train::kOptimizerGraph, true, optimizer);
+    execute(train::kOptimizerGraph, true, graphs.emplace_back());
     if (shape_.clips) r.grad_norm = read_floats(session_, train::kGradNormOutput).at(0);
-    for (GraphExecutions* g : {&first, &later, &all_reduce, &optimizer}) {
-        if (g->count == 0) continue;
-        r.device_s += g->count * g->device_s;
-        r.step_s += g->count * g->runtime_call_s;
-        if (r.breakdown.empty()) r.breakdown.assign(g->phases.size(), {});
-        for (size_t i = 0; i < g->phases.size() && i < r.breakdown.size(); ++i) {
-            r.breakdown[i].phase = g->phases[i].phase;
-            r.breakdown[i].seconds += g->count * g->phases[i].seconds;
+    for (GraphExecutions& g : graphs) {
+        r.device_s += g.count * g.device_s;
+        r.step_s += g.count * g.runtime_call_s;
+        if (r.breakdown.empty()) r.breakdown.assign(g.phases.size(), {});
+        for (size_t i = 0; i < g.phases.size() && i < r.breakdown.size(); ++i) {
+            r.breakdown[i].phase = g.phases[i].phase;
+            r.breakdown[i].seconds += g.count * g.phases[i].seconds;
         }
-        r.executions.push_back(std::move(*g));
+        r.executions.push_back(std::move(g));
     }
     recent_step_s_.push_back(r.step_s);
     if (recent_step_s_.size() > kThroughputWindow) recent_step_s_.pop_front();

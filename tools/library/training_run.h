@@ -6,7 +6,9 @@
 // data-parallel cores each execution runs on every core, core i on the i-th of C consecutive
 // micro-batches (the i-th slice of the global batch), the loss is the cores' mean (the script's
 // all_reduce(running_loss / world_size), done on the host here), and the "all-reduce" graph runs
-// between the last micro-step and the optimizer.
+// between the last micro-step and the optimizer. (A timing-only execution of a graph without
+// collectives simulates the first device's cores and the runtime counts the other devices at their
+// time, driver/runtime/replicated_devices.h; GraphExecutions::simulated_cores says which.)
 // A functional run executes every micro-step. A timing-only run simulates the first micro-step and
 // the second (the accumulating graph) and counts the step's other micro-steps as the second's
 // repetitions: they run the same instructions on inputs timing does not read, each execution from
@@ -45,12 +47,13 @@ double scheduled_learning_rate(const TrainingSchedule& schedule, uint32_t step);
 struct TrainingShape {
     uint32_t micro_batch = 1, seq = 0, grad_accum = 1, layers = 0, hidden = 0, num_labels = 2;
     uint32_t cores = 1;            // data parallel: each its own micro-batches, an all-reduce before the optimizer
+    uint32_t nodes = 1;            // instances, each with `cores` cores and grad_accum micro-steps (neuron-build --nodes)
     bool pretraining = false;      // task pretrain: masked-LM and next-sentence inputs
     uint32_t max_predictions = 0;  // masked-LM slots per sequence
     bool clips = false;
     std::string dtype;
     double beta1 = 0.9, beta2 = 0.999;
-    uint32_t sequences_per_step() const { return micro_batch * grad_accum * cores; }
+    uint32_t sequences_per_step() const { return micro_batch * grad_accum * cores * nodes; }   // every node's
 };
 TrainingShape training_shape(const isa::Container& program, const std::string& file);
 
@@ -59,6 +62,7 @@ TrainingShape training_shape(const isa::Container& program, const std::string& f
 struct GraphExecutions {
     std::string graph;
     uint32_t count = 0, simulated = 0;
+    uint32_t simulated_cores = 0;    // program cores its simulated executions ran on (ExecutionTiming)
     double device_s = 0;             // the engines, one execution
     double runtime_call_s = 0;       // nrt_execute: inputs over PCIe, engines, outputs
     std::vector<StepPhaseTime> phases;  // device_s in phases (step_breakdown)
@@ -91,11 +95,26 @@ struct TrainingData {
 };
 TrainingData training_data(const std::string& file, const kernels::BertTokenizer& tokenizer, const TrainingShape& shape);
 
+// The graph of the inter-node phase in a step's executions (computed by the cluster model, not executed).
+inline constexpr const char* kInterNodeAllReduce = "inter-node all-reduce";
+
 class TrainingRun {
 public:
-    // `data`: micro-batches to cycle through (none: zero inputs, for timing runs).
-    TrainingRun(Session& session, const TrainingShape& shape, const TrainingSchedule& schedule, TrainingData data);
+    // `data`: micro-batches to cycle through (none: zero inputs, for timing runs). `node`: which of
+    // the shape's nodes this run is: its core c takes the (node x cores + c)-th of each step's
+    // consecutive micro-batches.
+    TrainingRun(Session& session, const TrainingShape& shape, const TrainingSchedule& schedule, TrainingData data,
+                uint32_t node = 0);
+    // One optimizer step: begin_step(), end_step().
     TrainingStepResult step();
+    // A step in two halves around the inter-node phase of several nodes (library/cluster_training.h):
+    // begin_step() runs the micro-steps and the gradients' intra-node reduce-scatter (one node: the
+    // whole all-reduce); end_step() counts `inter_node_s` (simulated) as the kInterNodeAllReduce
+    // phase, then runs the all-gather and the optimizer, and composes the step.
+    void begin_step();
+    TrainingStepResult end_step(double inter_node_s = 0);
+    // Since begin_step(): the runtime calls' time so far (when this node arrives at the inter-node phase).
+    double begun_step_s() const;
 
 private:
     void write_micro_batch(size_t batch);
@@ -109,8 +128,11 @@ private:
     TrainingData data_;
     size_t next_batch_ = 0;
     uint32_t step_ = 0;
+    TrainingStepResult begun_;                  // the step begin_step() began
+    std::vector<GraphExecutions> begun_graphs_; // its executions so far, in execution order
     std::deque<double> recent_step_s_;
     std::vector<std::string> phase_marks_;
+    uint32_t node_ = 0;
 };
 
 

@@ -32,6 +32,13 @@ BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& o) {
     if (o.cores > 1 && !ranks.empty() && std::find(ranks.begin(), ranks.end(), o.cores) == ranks.end())
         throw UserError(fmt::format("--cores {}: the gradient all-reduce would run over {} ranks, {} runs collectives on {} ranks",
                                     o.cores, o.cores, host.instance.name, fmt::join(ranks, ", ")));
+    if (o.nodes > 1 && host.instance.efa.devices == 0)
+        throw UserError(fmt::format("--nodes {}: {} has no EFA to join instances (give one that has, such as trn1.32xlarge)",
+                                    o.nodes, host.instance.name));
+    // As the tutorial's run scripts (GRAD_ACCUM_USTEPS / WORLD_SIZE_JOB): each node accumulates its share.
+    if (o.grad_accum % o.nodes != 0)
+        throw UserError(fmt::format("--grad-accum {} does not divide among --nodes {} (each node accumulates an equal share)",
+                                    o.grad_accum, o.nodes));
     const bool pretrain = o.task == kernels::train::kPretrainTask;
     if (pretrain && !o.weights.empty())
         throw UserError("--weights with --task pretrain: starting pretraining from a checkpoint is not built yet (random weights only)");
@@ -58,8 +65,9 @@ BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& o) {
     p.step.seq = o.seq;
     // The recipe's max_pred_len: 20 at seq 128, 80 at seq 512 (training.md A2.1).
     if (pretrain) p.step.max_predictions = o.max_predictions ? o.max_predictions : std::max(1u, (o.seq * 5 + 16) / 32);
-    p.step.grad_accum = o.grad_accum;
+    p.step.grad_accum = o.grad_accum / o.nodes;
     p.step.cores = o.cores;
+    p.step.nodes = o.nodes;
     p.step.max_grad_norm = float(o.max_grad_norm);
     p.step.optimizer_states = o.optimizer == "adamw-bf16" ? kernels::device::dtypes_for(p.precision).activation : isa::DType::Fp32;
     p.timing_only = o.timing_only;
@@ -89,7 +97,9 @@ BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& o) {
             " layers, hidden " + std::to_string(weights.config.hidden_size) + ") to " + o.task +
             (pretrain ? fmt::format(" ({} masked-LM predictions per sequence)", p.step.max_predictions) : "") +
             ", micro-batch " + std::to_string(o.micro_batch) + " x seq " + std::to_string(o.seq) + ", " +
-            std::to_string(o.grad_accum) + " micro-step(s) per step, " + o.dtype +
+            (o.nodes > 1 ? fmt::format("{} micro-step(s) per step on each of {} nodes ({} / {}), ", p.step.grad_accum, o.nodes,
+                                       o.grad_accum, o.nodes)
+                         : std::to_string(o.grad_accum) + " micro-step(s) per step, ") + o.dtype +
             (o.stochastic_rounding ? " with stochastic rounding" : "") +
             (program.metadata_value("dropout") == "off" ? ", no dropout" : ", dropout " + program.metadata_value("dropout")) +
             ", " + program.metadata_value("optimizer") +

@@ -23,6 +23,7 @@ struct BertTrainBuildOptions {
     uint32_t tokens_per_chunk = 0;    // 0: the pass's tokens at once (TrainingOptions::chunk_tokens)
     uint32_t grad_accum = 1;
     uint32_t cores = 1;
+    uint32_t nodes = 1;               // instances; grad_accum is divided among them (the global batch kept)
     std::string dtype = "bf16";       // bf16 | fp32
     bool stochastic_rounding = false;
     uint32_t rounding_seed = 0;       // NEURON_RT_STOCHASTIC_ROUNDING_SEED's default

@@ -48,6 +48,8 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1u, 65536u));
     train_cmd->add_option("--grad-accum", train.grad_accum, "Micro-steps per optimizer step (gradient accumulation)")->check(CLI::Range(1u, 4096u));
     train_cmd->add_option("--cores", train.cores, "NeuronCores (data parallel)")->check(CLI::Range(1u, 1024u));
+    train_cmd->add_option("--nodes", train.nodes, "Instances joined by EFA (data parallel across them, run with neuron-sim train --nodes): --grad-accum is divided among them to keep the global batch, as the pretraining tutorial does")
+        ->check(CLI::Range(1u, 1024u));
     train_cmd->add_option("--dtype", train.dtype, "bf16 or fp32 (weights, activations and matmuls)")->check(CLI::IsMember({"bf16", "fp32"}));
     train_cmd->add_flag("--stochastic-rounding", train.stochastic_rounding, "Round every fp32 -> bf16 write stochastically (NEURON_RT_STOCHASTIC_ROUNDING_EN=1)");
     train_cmd->add_flag("--disable-dropout", train.disable_dropout, "Train without dropout (default: the model config's hidden_dropout_prob and attention_probs_dropout_prob, 0.1 for bert-base/large, its generator seeded with --seed)");

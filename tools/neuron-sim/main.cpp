@@ -153,6 +153,7 @@ int sc_main(int argc, char** argv) {
     train_cmd->add_option("--weight-decay", train.weight_decay, "AdamW's decoupled weight decay")->check(CLI::Range(0.0, 1.0))->check(finite_number);
     train_cmd->add_option("--save", train.save, "With --functional: write the trained model to this directory (config.json, model.safetensors with Hugging Face names, vocab.txt) for neuron-build bert --weights");
     train_cmd->add_flag("--json", train.json, "Print the steps and the report as one JSON object (no LOG lines)");
+    train_cmd->add_option("--nodes", train.nodes, "Instances to train on, joined by EFA (the program's neuron-build bert-train --nodes); under mpirun they are spread over the ranks");
 
     nsim::tools::SweepOptions sweep;
     CLI::App* sweep_cmd = app.add_subcommand("sweep",

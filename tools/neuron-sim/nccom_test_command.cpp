@@ -1,30 +1,17 @@
 #include "neuron-sim/nccom_test_command.h"
 
-#include <filesystem>
 #include <iostream>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "common/tool_main.h"
-#include "host_state.h"
+#include "neuron-sim/cluster_processes.h"
 #include "library/instance.h"
 #include "library/node_exchange.h"
 
 namespace nsim::tools {
 namespace {
-
-// The host state a process's instance lives in: node 0 is this host (the state home neuron-ls and
-// neuron-top read); a process whose first node is k > 0 simulates another machine, whose state has
-// a directory of its own under the home, so that ranks on one machine do not claim each other's cores.
-runtime::RuntimeOptions node_host(uint32_t first_node) {
-    runtime::RuntimeOptions options;
-    if (first_node == 0) return options;
-    options.home = driver::HostState::default_home() / "cluster" / fmt::format("node-{}", first_node);
-    std::filesystem::create_directories(options.home);
-    return options;
-}
 
 int run_on_nodes(const MachineSelection& machine, const library::CollectiveBenchmarkRequest& request,
                  library::NodeExchange& nodes) {
@@ -58,18 +45,7 @@ int run_on_nodes(const MachineSelection& machine, const library::CollectiveBench
 
 int run_nccom_test(const MachineSelection& machine, const library::CollectiveBenchmarkRequest& request) {
     const std::unique_ptr<library::NodeExchange> nodes = library::open_node_exchange();
-    try {
-        return run_on_nodes(machine, request, *nodes);
-    } catch (const std::exception& e) {
-        // Every rank gives up at the exchange the others wait in (unless a peer gave up first and
-        // said why); the first rank says it, once.
-        if (!dynamic_cast<const library::ClusterAbandoned*>(&e)) nodes->abandon(e.what());
-        if (nodes->processes() == 1) throw;
-        // mpirun stops the job at the first rank that exits non-zero: the line is out before any does.
-        if (nodes->process() == 0) std::cerr << "neuron-sim: " << e.what() << std::endl;
-        nodes->barrier();
-        return kExitUserError;
-    }
+    return run_on_every_rank(*nodes, [&] { return run_on_nodes(machine, request, *nodes); });
 }
 
 }  // namespace nsim::tools

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -10,12 +11,15 @@
 #include "common/tool_main.h"
 #include "core/run_report.h"
 #include "isa/container_io.h"
+#include "library/cluster_report.h"
+#include "library/cluster_training.h"
 #include "library/instance.h"
 #include "library/model_vocabulary.h"
 #include "library/program_preparation.h"
 #include "library/training_checkpoint.h"
 #include "library/training_report.h"
 #include "library/training_run.h"
+#include "neuron-sim/cluster_processes.h"
 #include "tokenizer/bert_tokenizer.h"
 
 namespace nsim::tools {
@@ -37,11 +41,29 @@ std::string log_line(const library::TrainingStepResult& r, bool functional) {
 
 }  // namespace
 
-int run_train(const MachineSelection& machine, const TrainOptions& o) {
+namespace {
+
+// How many nodes: the program's, which --nodes must match when given. Error (one line) otherwise.
+uint32_t node_count(const TrainOptions& o, const library::TrainingShape& shape, const config::HostSpec& spec) {
+    if (o.nodes == 0 || o.nodes < -1) throw UserError(fmt::format("--nodes {}: training runs on at least one node", o.nodes));
+    if (o.nodes > 0 && uint32_t(o.nodes) != shape.nodes)
+        throw UserError(fmt::format("--nodes {}: {} was built for {} node(s); build it with neuron-build bert-train --nodes {}",
+                                    o.nodes, o.program, shape.nodes, o.nodes));
+    if (shape.nodes > 1 && spec.instance.efa.devices == 0)
+        throw UserError(fmt::format("--nodes {}: {} has no EFA to join instances (give an instance that has, such as "
+                                    "trn1.32xlarge)", shape.nodes, spec.instance.name));
+    return shape.nodes;
+}
+
+double cpu_seconds() { return double(std::clock()) / CLOCKS_PER_SEC; }
+
+int train_on_nodes(const MachineSelection& machine, const TrainOptions& o, library::NodeExchange& nodes) {
     const config::HostSpec spec = machine.resolve();
     const isa::Container program = library::read_program(o.program);
     const library::TrainingShape shape = library::training_shape(program, o.program);
     library::check_runnable(program, spec);
+    nodes.spread(node_count(o, shape, spec));
+    const bool reports = nodes.process() == 0;
     if (o.functional && !library::has_weights(program))
         throw UserError("--functional needs a training program built with weights (this one was built --timing-only)");
     // The data is read and checked before the model loads.
@@ -54,25 +76,55 @@ int run_train(const MachineSelection& machine, const TrainOptions& o) {
     }
     if (std::error_code ec; !o.save.empty() && std::filesystem::exists(o.save, ec) && !std::filesystem::is_directory(o.save, ec))
         throw UserError("--save " + o.save + ": exists and is not a directory");
-    library::Instance instance(spec);
+    library::Instance instance(spec, node_host(nodes.first_local_node()));
     library::Session session(instance, program, o.functional);
     library::TrainingSchedule schedule;
     schedule.lr = o.lr;
     schedule.warmup_steps = o.warmup_steps;
     schedule.total_steps = o.steps;
     schedule.weight_decay = o.weight_decay;
-    library::TrainingRun run(session, shape, schedule, std::move(data));
     std::vector<library::TrainingStepResult> steps;
-    for (uint32_t s = 0; s < o.steps; ++s) {
-        steps.push_back(run.step());
-        if (!o.json) std::cout << log_line(steps.back(), o.functional) << std::endl;
+    std::vector<library::ClusterStep> cluster_steps;
+    const double cpu_start = cpu_seconds();
+    const auto wall_start = std::chrono::steady_clock::now();
+    if (shape.nodes == 1) {
+        library::TrainingRun run(session, shape, schedule, std::move(data));
+        for (uint32_t s = 0; s < o.steps; ++s) {
+            steps.push_back(run.step());
+            if (!o.json) std::cout << log_line(steps.back(), o.functional) << std::endl;
+        }
+    } else {
+        library::ClusterTraining run(session, nodes, shape, schedule, data);
+        for (uint32_t s = 0; s < o.steps; ++s) {
+            cluster_steps.push_back(run.step());
+            steps.push_back(cluster_steps.back().result);
+            if (reports && !o.json) std::cout << log_line(steps.back(), o.functional) << std::endl;
+        }
     }
+    const double cpu_s = cpu_seconds() - cpu_start;
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     const library::TrainingReport report = library::training_report(session, shape, steps, o.functional);
-    if (!o.save.empty())
+    if (!o.save.empty() && reports)
         library::save_training_checkpoint(session, o.save, library::model_vocabulary_path(program, o.vocab));
-    if (o.json) std::cout << library::training_report_json(report).dump(2) << "\n";
-    else std::cout << "\n" << library::training_report_text(report);
+    nlohmann::json json = library::training_report_json(report);
+    std::string text = "\n" + library::training_report_text(report);
+    if (shape.nodes > 1) {
+        const library::ClusterReport cluster =
+            library::cluster_report(spec, shape, nodes.processes(), cluster_steps, library::values_of_every_process(nodes, cpu_s),
+                                    library::values_of_every_process(nodes, wall_s));
+        json["cluster"] = library::cluster_report_json(cluster);
+        text += "\n" + library::cluster_report_text(cluster);
+    }
+    if (reports) std::cout << (o.json ? json.dump(2) + "\n" : text);
+    nodes.barrier();
     return 0;
+}
+
+}  // namespace
+
+int run_train(const MachineSelection& machine, const TrainOptions& o) {
+    const std::unique_ptr<library::NodeExchange> nodes = library::open_node_exchange();
+    return run_on_every_rank(*nodes, [&] { return train_on_nodes(machine, o, *nodes); });
 }
 
 }  // namespace nsim::tools

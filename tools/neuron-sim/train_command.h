@@ -5,6 +5,10 @@
 // engines, and the program's device memory by kind (weights, gradients, optimizer states, the rest).
 // --functional trains for real on labelled sentence pairs (--data, default MRPC of shared/data);
 // --save DIR then writes the trained model as a checkpoint `neuron-build bert --weights DIR` loads.
+// A program built for several nodes (neuron-build bert-train --nodes M) trains on M instances
+// (library/cluster_training.h), spread over the ranks when mpirun starts it (`mpirun -np N
+// neuron-sim --instance trn1.32xlarge train X --nodes M`); rank 0 prints, and the report adds the
+// cluster's throughput, scaling efficiency and the simulation's host time per step and rank.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +29,7 @@ struct TrainOptions {
     double weight_decay = 0.01;
     std::string save;   // checkpoint directory to write after the steps
     bool json = false;
+    int64_t nodes = -1; // instances (the program's --nodes; -1: as the program was built)
 };
 
 int run_train(const MachineSelection& machine, const TrainOptions& options);
