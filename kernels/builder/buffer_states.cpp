@@ -46,6 +46,9 @@ void BufferStates::add(uint32_t id, isa::MemorySpace space, uint64_t lo, uint64_
     for (const BufferState* s : in_id_order(given_back)) {
         for (const SyncPoint& p : s->writers) merge(inherited.writers, p);
         for (const SyncPoint& p : s->readers) merge_reader(inherited.readers, p);
+        // A partial write into the new buffer waits for no writer: it must still follow the old ones.
+        for (const SyncSet* set : {&s->before_writes, &s->writers})
+            for (const SyncPoint& p : *set) merge_reader(inherited.before_writes, p);
     }
     if (same_bytes >= 0 && tracked) {
         Chain& chain = chains_[size_t(same_bytes)];

@@ -174,6 +174,8 @@ SyncSet CoreBuilder::dependencies(const std::vector<Use>& uses) const {
                 for (const SyncPoint& p : state.writers) merge(deps, p);
             if (use.access != Access::Read)
                 for (const SyncPoint& p : state.readers) merge_reader(deps, p);
+            if (partial_write)
+                for (const SyncPoint& p : state.before_writes) merge_reader(deps, p);
         }
     }
     return deps;
@@ -191,6 +193,7 @@ void CoreBuilder::record(const std::vector<Use>& uses, const SyncPoint& point) {
         if (use.access == Access::Read || use.view->buffer.id == UINT32_MAX) continue;
         const bool partial_write = use.access == Access::Write && use.view->partial;
         states_.update(use.view->buffer.id, [&](BufferState& state) {
+            if (!state.readers.empty()) state.before_writes = state.readers;
             if (partial_write) {
                 if (!state.readers.empty()) state.writers.clear();
                 merge(state.writers, point);

@@ -31,8 +31,14 @@ void merge_reader(SyncSet& set, const SyncPoint& point);
 
 struct BufferState {
     SyncSet writers, readers;
+    // The accesses the writes since the last read waited for: the readers before them (and, over
+    // given-back bytes, the old buffer's writers). A partial write waits for no other write, so it
+    // waits for these itself: the writes it skips were ordered after them, it is not.
+    SyncSet before_writes;
 
-    bool operator==(const BufferState& o) const { return writers == o.writers && readers == o.readers; }
+    bool operator==(const BufferState& o) const {
+        return writers == o.writers && readers == o.readers && before_writes == o.before_writes;
+    }
 };
 
 }  // namespace nsim::kernels::builder

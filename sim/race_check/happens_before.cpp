@@ -34,6 +34,14 @@ HappensBefore::HappensBefore(std::vector<const isa::InstructionStream*> queues) 
             }
         }
     }
+    // Most of a core's queues never touch a given semaphore: list the ones that do.
+    signalling_queues_.resize(signallers_.size());
+    waiting_queues_.resize(waits_.size());
+    for (size_t sem = 0; sem < signallers_.size(); ++sem)
+        for (size_t q = 0; q < queues_.size(); ++q) {
+            if (!signallers_[sem][q].empty()) signalling_queues_[sem].push_back(q);
+            if (!waits_[sem][q].empty()) waiting_queues_[sem].push_back(q);
+        }
 }
 
 bool HappensBefore::wait_dependencies(size_t waiter_queue, uint32_t waiter_index, const isa::Instruction& inst,
@@ -50,7 +58,7 @@ bool HappensBefore::wait_dependencies(size_t waiter_queue, uint32_t waiter_index
     // Each rule holds for a prefix of a queue's signals, so what remains is a prefix too.
     std::vector<size_t> available(queues_.size());
     size_t total = 0;
-    for (size_t q = 0; q < queues_.size(); ++q) {
+    for (size_t q : signalling_queues_[sem]) {
         const std::vector<Signaller>& mine = signallers_[sem][q];
         // Every rule fails from some signal on (floors grow, indices grow, clocks grow along a queue).
         auto can_be_early = [&](const Signaller& s) {
@@ -65,7 +73,7 @@ bool HappensBefore::wait_dependencies(size_t waiter_queue, uint32_t waiter_index
         total += n;
     }
     if (value > total) return false;
-    for (size_t q = 0; q < queues_.size(); ++q) {
+    for (size_t q : signalling_queues_[sem]) {
         const int64_t guaranteed = int64_t(value) - int64_t(total - available[q]);
         if (guaranteed > 0) dependencies->push_back({q, signallers_[sem][q][size_t(guaranteed) - 1].index});
     }
@@ -74,7 +82,7 @@ bool HappensBefore::wait_dependencies(size_t waiter_queue, uint32_t waiter_index
 
 uint32_t HappensBefore::reached_before(uint16_t sem, const Clock& clock) const {
     uint32_t reached = 0;
-    for (size_t r = 0; r < queues_.size(); ++r) {
+    for (size_t r : waiting_queues_[sem]) {
         const std::vector<Wait>& waits = waits_[sem][r];
         // The last of queue r's waits on `sem` at or before the last instruction the clock knows complete.
         auto after = std::partition_point(waits.begin(), waits.end(),
@@ -91,15 +99,24 @@ std::vector<std::vector<Clock>> HappensBefore::order(const Visitor* visitor, std
     // Clocks of signalling instructions, kept for the waits that refer to them: clock at issue plus itself.
     std::vector<std::vector<Clock>> completion_clock(n);
     for (size_t q = 0; q < n; ++q) completion_clock[q].resize(queues_[q]->instructions.size());
-    std::vector<Dependency> dependencies;
+    // Each queue's next instruction's dependencies, worked out once: a blocked queue is looked at
+    // again on every sweep, and what its wait guarantees does not change within a pass.
+    std::vector<std::vector<Dependency>> head_dependencies(n);
+    std::vector<uint32_t> head(n, UINT32_MAX);   // the instruction head_dependencies[q] is for
+    std::vector<bool> satisfiable(n, false);
     bool progress = true;
     while (progress) {
         progress = false;
         for (size_t q = 0; q < n; ++q) {
             const auto& instructions = queues_[q]->instructions;
+            std::vector<Dependency>& dependencies = head_dependencies[q];
             while (next[q] < instructions.size()) {
                 const isa::Instruction& inst = instructions[next[q]];
-                if (!wait_dependencies(q, next[q], inst, &dependencies)) break;
+                if (head[q] != next[q]) {
+                    head[q] = next[q];
+                    satisfiable[q] = wait_dependencies(q, next[q], inst, &dependencies);
+                }
+                if (!satisfiable[q]) break;
                 bool ready = true;
                 for (const Dependency& d : dependencies) ready = ready && next[d.queue] > d.index;
                 if (!ready) break;

@@ -80,6 +80,8 @@ private:
     uint32_t reached_before(uint16_t sem, const Clock& clock) const;
     // Per semaphore: per queue, its instructions that wait on it, in order.
     std::vector<std::vector<std::vector<Wait>>> waits_;
+    // Per semaphore: the queues that signal it, and those that wait on it.
+    std::vector<std::vector<size_t>> signalling_queues_, waiting_queues_;
     std::vector<std::vector<Clock>> known_;   // the previous pass's completion clocks (empty: none yet)
     std::vector<bool> set_by_instruction_;   // sem_set writes it: waits on it order nothing
 };

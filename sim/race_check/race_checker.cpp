@@ -54,7 +54,6 @@ public:
         : program_(program), core_(core) {
         for (const isa::InstructionStream& s : program.streams)
             if (s.core == core && s.graph == graph) queues_.push_back(&s);
-        for (int s = 0; s < 4; ++s) shadows_.emplace_back(queues_.size());
         // What the host put in device and host memory before the execution: inputs, weights, state (a
         // timing-only program leaves its contents out, but the host's are there), and initialised scratch.
         for (size_t i = 0; i < program.tensors.size(); ++i) {
@@ -144,20 +143,19 @@ private:
                                 report(FindingKind::Race, "reads what the first writes", b.last_write, self, space, range.begin);
                             }
                             observe(b, self, "", space, range.begin);
-                            b.last_read[q] = int32_t(i);
+                            b.record_read(self);
                             return;
                         }
                         const bool racing = b.written && !ordered(b.last_write.queue, b.last_write.index);
                         b.racing_write = racing ? b.last_write : Access{};
-                        for (size_t r = 0; r < b.last_read.size(); ++r)
-                            if (b.last_read[r] >= 0 && !ordered(int32_t(r), uint32_t(b.last_read[r])))
-                                report(FindingKind::Race, "writes what the first reads", {int32_t(r), uint32_t(b.last_read[r])}, self,
-                                       space, range.begin);
+                        for (const Access& read : b.last_reads)
+                            if (!ordered(read.queue, read.index))
+                                report(FindingKind::Race, "writes what the first reads", read, self, space, range.begin);
                         wrote = true;
                         b.written = true;
                         b.last_write = self;
                         b.unwritten_source = unwritten;
-                        std::fill(b.last_read.begin(), b.last_read.end(), -1);
+                        b.last_reads.clear();
                     });
             }
         // What it read leaves the core (a send) or goes nowhere the checker follows: nothing defers it.
@@ -170,7 +168,7 @@ private:
     const isa::Container& program_;
     uint32_t core_;
     std::vector<const isa::InstructionStream*> queues_;
-    std::vector<ShadowMemory> shadows_;   // by AddressSpace
+    ShadowMemory shadows_[4];   // by AddressSpace
     std::vector<Finding>* findings_ = nullptr;
     struct UnwrittenRead {
         Access reader;

@@ -1,11 +1,20 @@
 #include "race_check/shadow_memory.h"
 
-#include <iterator>
+#include <algorithm>
 
 namespace nsim::sim::race_check {
 
+void ByteState::record_read(Access read) {
+    auto it = std::lower_bound(last_reads.begin(), last_reads.end(), read.queue,
+                               [](const Access& a, int32_t queue) { return a.queue < queue; });
+    if (it != last_reads.end() && it->queue == read.queue)
+        *it = read;
+    else
+        last_reads.insert(it, read);
+}
+
 // Makes `at` the beginning of a piece when a piece spans it; returns the first piece at or after it.
-std::map<uint64_t, ShadowMemory::Piece>::iterator ShadowMemory::split(uint64_t at) {
+ShadowMemory::Pieces::iterator ShadowMemory::split(uint64_t at) {
     auto it = pieces_.upper_bound(at);
     if (it != pieces_.begin()) {
         auto before = std::prev(it);
@@ -19,25 +28,16 @@ std::map<uint64_t, ShadowMemory::Piece>::iterator ShadowMemory::split(uint64_t a
     return it;
 }
 
-void ShadowMemory::update(ByteRange range, const std::function<void(ByteState&)>& update) {
-    if (range.begin >= range.end) return;
-    split(range.end);
-    auto it = split(range.begin);
-    // Fill the gaps with fresh pieces so every byte of the range has one.
-    uint64_t at = range.begin;
-    while (at < range.end) {
-        if (it == pieces_.end() || it->first > at) {
-            const uint64_t gap_end = it == pieces_.end() ? range.end : std::min(range.end, it->first);
-            it = pieces_.emplace_hint(it, at, Piece{gap_end, ByteState{false, {}, {}, -1, std::vector<int32_t>(queues_, -1)}});
-        }
-        update(it->second.state);
-        at = it->second.end;
-        ++it;
-    }
-    // Merge equal neighbours from just before the range to just after it.
-    auto first = pieces_.lower_bound(range.begin);
+ShadowMemory::Pieces::iterator ShadowMemory::fill_gap(Pieces::iterator next, uint64_t at, uint64_t end) {
+    if (next != pieces_.end() && next->first == at) return next;
+    const uint64_t gap_end = next == pieces_.end() ? end : std::min(end, next->first);
+    return pieces_.emplace_hint(next, at, Piece{gap_end, ByteState{}});
+}
+
+void ShadowMemory::merge_equal(uint64_t begin, uint64_t end) {
+    auto first = pieces_.lower_bound(begin);
     if (first != pieces_.begin()) --first;
-    while (first != pieces_.end() && first->first <= range.end) {
+    while (first != pieces_.end() && first->first <= end) {
         auto next = std::next(first);
         if (next != pieces_.end() && first->second.end == next->first && first->second.state == next->second.state) {
             first->second.end = next->second.end;

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <iterator>
 #include <map>
 #include <vector>
 
@@ -28,28 +28,50 @@ struct ByteState {
     // once these bytes are read in turn or are an output (a marker computing garbage into a word
     // nobody reads is harmless).
     int32_t unwritten_source = -1;
-    std::vector<int32_t> last_read;   // per queue, index of its last read since last_write (-1: none)
+    // The last read since last_write of each queue that read them, by queue: a few of a core's
+    // hundreds of queues read any one byte, so the state lists those rather than every queue.
+    std::vector<Access> last_reads;
+
+    // Makes `read` its queue's last read.
+    void record_read(Access read);
     bool operator==(const ByteState& o) const {
         return written == o.written && last_write == o.last_write && racing_write == o.racing_write &&
-               unwritten_source == o.unwritten_source && last_read == o.last_read;
+               unwritten_source == o.unwritten_source && last_reads == o.last_reads;
     }
 };
 
 class ShadowMemory {
 public:
-    explicit ShadowMemory(size_t queues) : queues_(queues) {}
     // Calls update(state) on every piece of [range) with its current state (a fresh one where never touched).
-    void update(ByteRange range, const std::function<void(ByteState&)>& update);
+    template <class Update>
+    void update(ByteRange range, Update&& update);
 
 private:
     struct Piece {
         uint64_t end;
         ByteState state;
     };
-    std::map<uint64_t, Piece>::iterator split(uint64_t at);
+    using Pieces = std::map<uint64_t, Piece>;   // by begin; non-overlapping; gaps are untouched bytes
+    Pieces::iterator split(uint64_t at);
+    // Gives [at, end) a fresh piece unless one starts at `at`; returns the piece at `at`.
+    Pieces::iterator fill_gap(Pieces::iterator next, uint64_t at, uint64_t end);
+    // Merges equal neighbours from the piece before `begin` to the one starting at `end`.
+    void merge_equal(uint64_t begin, uint64_t end);
 
-    size_t queues_;
-    std::map<uint64_t, Piece> pieces_;   // by begin; non-overlapping; gaps are untouched bytes
+    Pieces pieces_;
 };
+
+template <class Update>
+void ShadowMemory::update(ByteRange range, Update&& update) {
+    if (range.begin >= range.end) return;
+    split(range.end);
+    auto it = split(range.begin);
+    for (uint64_t at = range.begin; at < range.end; ++it) {
+        it = fill_gap(it, at, range.end);
+        update(it->second.state);
+        at = it->second.end;
+    }
+    merge_equal(range.begin, range.end);
+}
 
 }  // namespace nsim::sim::race_check

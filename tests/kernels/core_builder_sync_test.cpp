@@ -103,5 +103,46 @@ TEST(CoreBuilderSync, ABufferOverTwoGivenBackOnesWaitsForTheOlderOnesReader) {
     EXPECT_TRUE(pool_waits_for_act_signal(c));
 }
 
+// A partial write waits for no other write (it fills columns none of them touched), so it must wait
+// itself for the readers those writes waited for: here Act reads the buffer, Dve overwrites its first
+// half and Pool its second half as a part; Pool must still wait for Act (it once waited for nothing,
+// and the race checker found the like in BERT-base's training program: a store's DMA reading a tile
+// while an evacuation into its other columns overwrote it).
+TEST(CoreBuilderSync, APartialWriteAfterAnotherWriteStillWaitsForTheReadersBeforeIt) {
+    const config::NeuronCoreSpec spec = core_spec("trn1.2xlarge");
+    builder::ProgramBuilder program(spec, 1);
+    CoreBuilder& core = program.core(0);
+    const builder::Buffer kept = core.sbuf(64 * 4, "kept"), shared = core.sbuf(64 * 4, "shared");
+    core.memset(isa::Engine::Dve, builder::tile(shared, isa::DType::Fp32, 0, 128, 0, 64), 1.0f);
+    core.activation(builder::tile(kept, isa::DType::Fp32, 0, 128, 0, 64), builder::tile(shared, isa::DType::Fp32, 0, 128, 0, 64),
+                    isa::ActivationFunction::Identity);
+    core.memset(isa::Engine::Dve, builder::tile(shared, isa::DType::Fp32, 0, 128, 0, 32), 2.0f);
+    core.memset(isa::Engine::Pool, builder::tile(shared, isa::DType::Fp32, 0, 128, 32, 32).part(), 3.0f);
+    core.finish();
+    const isa::Container c = program.finish();
+    EXPECT_TRUE(pool_waits_for_act_signal(c));
+}
+
+// The same over bytes a rewind gave back: a partial write into the new buffer follows the old one's
+// reader and writer.
+TEST(CoreBuilderSync, APartialWriteIntoAReusedBufferWaitsForTheOldOnesReader) {
+    const config::NeuronCoreSpec spec = core_spec("trn1.2xlarge");
+    builder::ProgramBuilder program(spec, 1);
+    CoreBuilder& core = program.core(0);
+    const builder::Buffer kept = core.sbuf(64 * 4, "kept");
+    const uint64_t mark = core.sbuf_mark();
+    const builder::Buffer old = core.sbuf(64 * 4, "old");
+    core.memset(isa::Engine::Dve, builder::tile(old, isa::DType::Fp32, 0, 128, 0, 64), 1.0f);
+    core.activation(builder::tile(kept, isa::DType::Fp32, 0, 128, 0, 64), builder::tile(old, isa::DType::Fp32, 0, 128, 0, 64),
+                    isa::ActivationFunction::Identity);
+    core.sbuf_rewind(mark);
+    const builder::Buffer reused = core.sbuf(64 * 4, "reused");
+    core.memset(isa::Engine::Dve, builder::tile(reused, isa::DType::Fp32, 0, 128, 0, 32), 2.0f);
+    core.memset(isa::Engine::Pool, builder::tile(reused, isa::DType::Fp32, 0, 128, 32, 32).part(), 3.0f);
+    core.finish();
+    const isa::Container c = program.finish();
+    EXPECT_TRUE(pool_waits_for_act_signal(c));
+}
+
 }  // namespace
 }  // namespace nsim::kernels::testing

@@ -32,6 +32,8 @@ public:
             }
             for (const SyncPoint& p : o.state.writers) merge(b.state.writers, p);
             for (const SyncPoint& p : o.state.readers) merge_reader(b.state.readers, p);
+            for (const SyncSet* set : {&o.state.before_writes, &o.state.writers})
+                for (const SyncPoint& p : *set) merge_reader(b.state.before_writes, p);
             if (!tracked || !(lo <= o.lo && o.hi <= hi)) kept.push_back(c);  // an untracked region keeps it
         }
         candidates_ = kept;
@@ -78,6 +80,8 @@ SyncSet fold(const std::vector<const BufferState*>& states, Access access) {
             for (const SyncPoint& p : s->writers) merge(deps, p);
         if (access != Access::Read)
             for (const SyncPoint& p : s->readers) merge_reader(deps, p);
+        if (access == Access::PartialWrite)
+            for (const SyncPoint& p : s->before_writes) merge_reader(deps, p);
     }
     return deps;
 }
@@ -87,6 +91,7 @@ void record(BufferState& state, Access access, const SyncPoint& point) {
         merge_reader(state.readers, point);
         return;
     }
+    if (!state.readers.empty()) state.before_writes = state.readers;
     if (access == Access::PartialWrite) {
         if (!state.readers.empty()) state.writers.clear();
         merge(state.writers, point);
