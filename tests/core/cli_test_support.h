@@ -16,6 +16,9 @@
 
 namespace nsim::test {
 
+// The neuron-sim this tree built.
+inline std::string neuron_sim_path() { return tool_path("neuron-sim"); }
+
 // isa/examples/NAME.s assembled into the test's temporary directory as FILE; returns its path.
 inline std::string assembled_example(const std::string& name, const std::string& file) {
     const std::filesystem::path source = std::filesystem::path(NSIM_ISA_EXAMPLES_DIR) / (name + ".s");

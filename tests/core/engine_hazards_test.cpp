@@ -9,16 +9,9 @@
 namespace nsim {
 namespace {
 
-using sim::core::ExecutionOptions;
 using test::EngineRun;
-
-const config::NeuronCoreSpec& v2() { return test::shipped_configs().chip("trainium1").core; }
-
-ExecutionOptions traced() {
-    ExecutionOptions o;
-    o.trace = true;
-    return o;
-}
+using test::v2_core;
+using test::traced_options;
 
 uint32_t result_latency(const config::NeuronCoreSpec& core, const std::string& engine) {
     for (const auto& e : core.engines)
@@ -47,12 +40,12 @@ TEST(Hazards, AnInstructionReadingItsEnginesLastResultWaitsForTheResultLatency) 
         "dve tensor_copy dst=fp32 sbuf[0:128] +0 [[1,1024]], src=fp32 sbuf[0:128] +8192 [[1,1024]]\n"
         "dve tensor_copy dst=fp32 sbuf[0:128] +16384 [[1,1024]], src=fp32 sbuf[0:128] +0 [[1,1024]]\n"
         "dve tensor_copy dst=fp32 sbuf[0:128] +32768 [[1,1024]], src=fp32 sbuf[0:128] +8192 [[1,1024]]\n";
-    EngineRun run("trn1.2xlarge", test::assemble_program(text), traced());
+    EngineRun run("trn1.2xlarge", test::assemble_program(text), traced_options());
     const auto stats = run.run();
     const std::vector<double> t = starts(run, "dve");
     ASSERT_EQ(t.size(), 3u);
-    const double copy = test::cycles_ps(v2(), "vector", 1024);
-    const double latency = test::cycles_ps(v2(), "vector", result_latency(v2(), "vector"));
+    const double copy = test::cycles_ps(v2_core(), "vector", 1024);
+    const double latency = test::cycles_ps(v2_core(), "vector", result_latency(v2_core(), "vector"));
     ASSERT_GT(latency, 0);
     EXPECT_NEAR(t[1] - t[0], copy + latency, 2);
     EXPECT_NEAR(t[2] - t[1], copy, 2);  // independent: back to back
@@ -69,17 +62,17 @@ const std::string kSharedPorts =
     "scale=1, bias=none, reduce_op=none, reduce_dst=none\n";
 
 TEST(Hazards, VectorAndGpsimdTakeTurnsOnSbufAndVectorAndScalarOnPsumOnNeuronCoreV2) {
-    ASSERT_FALSE(v2().sbuf_shared_port_engines.empty());
-    EngineRun run("trn1.2xlarge", test::assemble_program(".target v2\n.cores 1\n" + kSharedPorts), traced());
+    ASSERT_FALSE(v2_core().sbuf_shared_port_engines.empty());
+    EngineRun run("trn1.2xlarge", test::assemble_program(".target v2\n.cores 1\n" + kSharedPorts), traced_options());
     run.run();
     const double t0 = run_start(run);
     const std::vector<double> dve = starts(run, "dve"), pool = starts(run, "pool"), act = starts(run, "act");
     ASSERT_EQ(dve.size(), 2u);
     ASSERT_EQ(pool.size(), 1u);
     ASSERT_EQ(act.size(), 1u);
-    const double dve_copy = test::cycles_ps(v2(), "vector", 1024), dve_psum = test::cycles_ps(v2(), "vector", 512);
-    const double pool_copy = test::cycles_ps(v2(), "gpsimd", 1024 + 150);  // GPSIMD_START + N
-    const double act_psum = test::cycles_ps(v2(), "scalar", 512);
+    const double dve_copy = test::cycles_ps(v2_core(), "vector", 1024), dve_psum = test::cycles_ps(v2_core(), "vector", 512);
+    const double pool_copy = test::cycles_ps(v2_core(), "gpsimd", 1024 + 150);  // GPSIMD_START + N
+    const double act_psum = test::cycles_ps(v2_core(), "scalar", 512);
     auto disjoint = [](double a, double a_len, double b, double b_len) { return a + a_len <= b + 3 || b + b_len <= a + 3; };
     // Every vector instruction touches SBUF, as does the gpsimd copy: none of them overlap, and one
     // of them had to wait.
@@ -94,7 +87,7 @@ TEST(Hazards, VectorAndGpsimdTakeTurnsOnSbufAndVectorAndScalarOnPsumOnNeuronCore
 TEST(Hazards, NeuronCoreV3SharesNoPort) {
     const config::NeuronCoreSpec& v3 = test::shipped_configs().chip("trainium2").core;
     ASSERT_TRUE(v3.sbuf_shared_port_engines.empty());
-    EngineRun run("trn2.48xlarge", test::assemble_program(".target v3\n.cores 1\n" + kSharedPorts), traced());
+    EngineRun run("trn2.48xlarge", test::assemble_program(".target v3\n.cores 1\n" + kSharedPorts), traced_options());
     run.run();
     const double t0 = run_start(run);
     EXPECT_NEAR(starts(run, "pool").at(0), t0, 1);

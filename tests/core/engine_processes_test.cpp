@@ -16,8 +16,7 @@ namespace {
 
 using sim::core::EngineScheduler;
 using sim::core::ExecutionOptions;
-
-const config::NeuronCoreSpec& v2() { return test::shipped_configs().chip("trainium1").core; }
+using test::v2_core;
 
 uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
 uint64_t ps(double seconds) { return uint64_t(std::llround(seconds * 1e12)); }
@@ -105,7 +104,7 @@ TEST(EngineProcesses, SameTimeWakeUpsAreServedInTheOrderTheyWereScheduled) {
     std::map<int, double> end_us;  // by queue number
     for (const auto& s : slices)
         end_us[std::stoi(s["cat"].get<std::string>().substr(3))] = s["ts"].get<double>() + s["dur"].get<double>();
-    const double burst_us = (double(64 << 10) / v2().dma_engine_bytes_per_s + 32 * v2().dma_descriptor_s) * 1e6;
+    const double burst_us = (double(64 << 10) / v2_core().dma_engine_bytes_per_s + 32 * v2_core().dma_descriptor_s) * 1e6;
     // Within 50 ps: a DMA's descriptor time is carried as whole bytes at the engine's rate (half a
     // byte is 17 ps at 27 GiB/s), and times are whole picoseconds.
     for (unsigned i = 1; i < 8; ++i)

@@ -17,18 +17,13 @@ namespace {
 
 using sim::core::ExecutionOptions;
 using test::EngineRun;
+using test::v2_core;
+using test::traced_options;
 
 const std::string kTrn1 = "trn1.2xlarge";
-const config::NeuronCoreSpec& v2() { return test::shipped_configs().chip("trainium1").core; }
 
 std::string program(const std::string& body, const std::string& header = ".target v2\n.cores 1\n") {
     return header + body;
-}
-
-ExecutionOptions traced() {
-    ExecutionOptions o;
-    o.trace = true;
-    return o;
 }
 
 double us(const nlohmann::json& slice, const char* field) { return slice[field].get<double>(); }
@@ -41,22 +36,22 @@ const std::string kTwoDve =
     "scale=1, bias=none, reduce_op=none, reduce_dst=none, wait=done>=1\n";
 
 TEST(EngineQueues, AnEngineIssuesInOrderAndAWaitEndsWhenTheSignalIsVisible) {
-    EngineRun run(kTrn1, test::assemble_program(program(kTwoDve)), traced());
+    EngineRun run(kTrn1, test::assemble_program(program(kTwoDve)), traced_options());
     const auto stats = run.run();
     const auto slices = run.slices();
     ASSERT_EQ(slices.size(), 3u);
-    const double dve_ps = test::cycles_ps(v2(), "vector", 1024);  // max(MIN_II, 1024) per copy
+    const double dve_ps = test::cycles_ps(v2_core(), "vector", 1024);  // max(MIN_II, 1024) per copy
     // dve: back to back from time 0
     EXPECT_NEAR(us(slices[0], "ts"), 0.0, 1e-6);
     EXPECT_NEAR(us(slices[0], "dur") * 1e6, dve_ps, 2);
     EXPECT_NEAR(us(slices[1], "ts") * 1e6, dve_ps, 2);
     // act starts when the second copy's result is visible: its end plus the vector engine's result latency
     double latency_cycles = 0;
-    for (const auto& e : v2().engines)
-        if (e.name == "vector") latency_cycles = e.result_latency_cycles ? e.result_latency_cycles : v2().sram_access_latency_cycles;
-    const double visible = 2 * dve_ps + test::cycles_ps(v2(), "vector", latency_cycles);
+    for (const auto& e : v2_core().engines)
+        if (e.name == "vector") latency_cycles = e.result_latency_cycles ? e.result_latency_cycles : v2_core().sram_access_latency_cycles;
+    const double visible = 2 * dve_ps + test::cycles_ps(v2_core(), "vector", latency_cycles);
     EXPECT_NEAR(us(slices[2], "ts") * 1e6, visible, 3);
-    const double act_ps = test::cycles_ps(v2(), "scalar", 1024);
+    const double act_ps = test::cycles_ps(v2_core(), "scalar", 1024);
     EXPECT_NEAR(stats.time_s * 1e12, visible + act_ps, 4);
     EXPECT_EQ(stats.instructions, 3u);
     EXPECT_NEAR(run.queue(stats, "core0.dve").busy_s * 1e12, 2 * dve_ps, 2);
@@ -64,7 +59,7 @@ TEST(EngineQueues, AnEngineIssuesInOrderAndAWaitEndsWhenTheSignalIsVisible) {
 }
 
 TEST(EngineQueues, SemSetRearmsAndIterationsRepeatTheProgram) {
-    ExecutionOptions o = traced();
+    ExecutionOptions o = traced_options();
     o.iterations = 3;
     EngineRun run(kTrn1, test::assemble_program(program(kTwoDve)), o);
     const auto stats = run.run();
@@ -93,12 +88,12 @@ TEST(EngineQueues, AMarkRecordsWhenItsQueueReachedItAndCostsNothing) {
     o.iterations = 2;
     const auto stats = EngineRun(kTrn1, test::assemble_program(program(marked)), o).run();
     ASSERT_EQ(stats.marks.size(), 8u);
-    const double dve_ps = test::cycles_ps(v2(), "vector", 1024);
+    const double dve_ps = test::cycles_ps(v2_core(), "vector", 1024);
     // Each iteration takes what kTwoDve takes without marks (AnEngineIssuesInOrder...).
     double latency_cycles = 0;
-    for (const auto& e : v2().engines)
-        if (e.name == "vector") latency_cycles = e.result_latency_cycles ? e.result_latency_cycles : v2().sram_access_latency_cycles;
-    const double unmarked = 2 * dve_ps + test::cycles_ps(v2(), "vector", latency_cycles) + test::cycles_ps(v2(), "scalar", 1024);
+    for (const auto& e : v2_core().engines)
+        if (e.name == "vector") latency_cycles = e.result_latency_cycles ? e.result_latency_cycles : v2_core().sram_access_latency_cycles;
+    const double unmarked = 2 * dve_ps + test::cycles_ps(v2_core(), "vector", latency_cycles) + test::cycles_ps(v2_core(), "scalar", 1024);
     std::map<std::tuple<uint32_t, uint32_t>, std::vector<double>> by_iteration_label;  // times in ps
     for (const auto& m : stats.marks) {
         EXPECT_EQ(m.core, 0u);
@@ -128,8 +123,8 @@ TEST(Dma, ATransferTakesItsOverheadPlusItsBytesAtTheEngineRate) {
     const auto stats = run.run();
     const double bytes = 128.0 * 2048 * 4;
     const auto& chip = test::shipped_configs().chip("trainium1");
-    const double expected = v2().dma_transfer_overhead_s + bytes / v2().dma_engine_bytes_per_s +
-                            128 * v2().dma_descriptor_s + chip.memory.latency_s;
+    const double expected = v2_core().dma_transfer_overhead_s + bytes / v2_core().dma_engine_bytes_per_s +
+                            128 * v2_core().dma_descriptor_s + chip.memory.latency_s;
     EXPECT_NEAR(stats.time_s, expected, expected * 0.01);
     EXPECT_EQ(stats.dma_bytes, uint64_t(bytes));
     EXPECT_EQ(stats.device_memory_bytes, uint64_t(bytes));
@@ -166,14 +161,14 @@ TEST(Dma, QueuesOfOneEngineShareItsBandwidth) {
     text += load(32, 2, bytes, ", wait=a>=1, signal=b");
     text += load(1, 3, bytes, ", wait=b>=2");
     text += load(2, 4, bytes, ", wait=b>=2");
-    EngineRun run(kTrn1, test::assemble_program(text), traced());
+    EngineRun run(kTrn1, test::assemble_program(text), traced_options());
     run.run();
     const auto slices = run.slices();
     const auto alone = span(slices, {"dma0"}, run, 0);
     const auto shared = span(slices, {"dma16", "dma32"}, run, 0);
     const auto separate = span(slices, {"dma1", "dma2"}, run, 0);
     // What one more DMA on the engine adds: its bytes and its descriptors (one per partition row).
-    const double transfer_us = (double(bytes) / v2().dma_engine_bytes_per_s + 128 * v2().dma_descriptor_s) * 1e6;
+    const double transfer_us = (double(bytes) / v2_core().dma_engine_bytes_per_s + 128 * v2_core().dma_descriptor_s) * 1e6;
     const double one = alone.second - alone.first;
     EXPECT_NEAR((shared.second - shared.first) - one, transfer_us, transfer_us * 0.02);
     EXPECT_NEAR(separate.second - separate.first, one, transfer_us * 0.02);
@@ -183,17 +178,17 @@ TEST(Dma, QueuesOfOneEngineShareItsBandwidth) {
 // same 512 KiB as 128 partition rows of 4 KiB (dma0, engine 0) takes (128 - 16) descriptors longer
 // than as 16 rows of 32 KiB (dma1, engine 1), both at once from one memory channel that outpaces them.
 TEST(Dma, EachPartitionRowIsADescriptorTheEngineProcesses) {
-    ASSERT_GT(v2().dma_descriptor_s, 0);
+    ASSERT_GT(v2_core().dma_descriptor_s, 0);
     const std::string text = program(
         ".tensor X input fp32 [128, 1024] device 0x0\n.tensor Y input fp32 [16, 8192] device 0x100000\n.core 0\n"
         "dma0 dma_copy dst=fp32 sbuf[0:128] +0 [[1,1024]], src=fp32 dram:X +0 [[1024,128],[1,1024]]\n"
         "dma1 dma_copy dst=fp32 sbuf[0:16] +4096 [[1,8192]], src=fp32 dram:Y +0 [[8192,16],[1,8192]]\n");
-    EngineRun run(kTrn1, test::assemble_program(text), traced());
+    EngineRun run(kTrn1, test::assemble_program(text), traced_options());
     run.run();
     const auto slices = run.slices();
     const auto rows128 = span(slices, {"dma0"}, run, 0), rows16 = span(slices, {"dma1"}, run, 0);
     const double longer_s = ((rows128.second - rows128.first) - (rows16.second - rows16.first)) * 1e-6;
-    EXPECT_NEAR(longer_s, 112 * v2().dma_descriptor_s, 1e-9);
+    EXPECT_NEAR(longer_s, 112 * v2_core().dma_descriptor_s, 1e-9);
 }
 
 // Core 0's 16 DMA engines each load `bytes` of tensor X alone; then both cores of trn1 meet at a
@@ -225,7 +220,7 @@ struct TwoPhaseLoads {
 // What every DMA engine of a trn1 device moves together at most (configs dma_engine_sustained_bytes_per_s).
 double fabric_bytes_per_s() {
     const auto& chip = test::shipped_configs().chip("trainium1");
-    return v2().dma_engine_sustained_bytes_per_s * v2().dma_engines * chip.cores_per_device;
+    return v2_core().dma_engine_sustained_bytes_per_s * v2_core().dma_engines * chip.cores_per_device;
 }
 
 TEST(Dma, EnginesOfBothCoresContendForTheDeviceMemory) {
@@ -235,18 +230,18 @@ TEST(Dma, EnginesOfBothCoresContendForTheDeviceMemory) {
     // device's DMA fabric, so it is the bound.
     const auto& chip = test::shipped_configs().chip("trainium1");
     const double channel = chip.memory.channel_bytes_per_s();
-    const unsigned engines = v2().dma_engines;
-    ASSERT_GT(2 * engines * v2().dma_engine_bytes_per_s, channel);
+    const unsigned engines = v2_core().dma_engines;
+    ASSERT_GT(2 * engines * v2_core().dma_engine_bytes_per_s, channel);
     ASSERT_LT(channel, fabric_bytes_per_s());
     const uint64_t bytes = 1 << 20;
     const TwoPhaseLoads loads("input", engines, bytes);
-    EngineRun run(kTrn1, test::assemble_program(loads.text), traced());
+    EngineRun run(kTrn1, test::assemble_program(loads.text), traced_options());
     const auto stats = run.run();
     const auto [one_core, two_cores] = loads.durations(run);
     EXPECT_GT(two_cores, one_core * 1.1);
     // Both cores' bytes then cross the channel at its own rate.
     const double all_bytes = 2.0 * engines * double(bytes);
-    EXPECT_NEAR(two_cores, (v2().dma_transfer_overhead_s + all_bytes / channel) * 1e6, all_bytes / channel * 1e6 * 0.05);
+    EXPECT_NEAR(two_cores, (v2_core().dma_transfer_overhead_s + all_bytes / channel) * 1e6, all_bytes / channel * 1e6 * 0.05);
     EXPECT_EQ(stats.device_memory_bytes, 3 * engines * bytes);
     EXPECT_EQ(run.platform->devices()[0]->memory_channels()[0]->timing().bytes_moved(), 3 * engines * bytes);
 }
@@ -256,24 +251,24 @@ TEST(Dma, EachCoreStreamsItsWeightsFromItsOwnChannelThroughTheSharedDmaFabric) {
     // channel carries its core's bytes. One core alone streams faster than its even share of the
     // device's DMA fabric (its engines' peak, or its channel); both cores at once share the fabric,
     // so together they take as long as all their bytes through it.
-    const unsigned engines = v2().dma_engines;
+    const unsigned engines = v2_core().dma_engines;
     const auto& chip = test::shipped_configs().chip("trainium1");
     const double fabric = fabric_bytes_per_s();
     ASSERT_GT(fabric, 0);
-    ASSERT_GT(std::min(engines * v2().dma_engine_bytes_per_s, chip.memory.channel_bytes_per_s()), fabric / 2);
+    ASSERT_GT(std::min(engines * v2_core().dma_engine_bytes_per_s, chip.memory.channel_bytes_per_s()), fabric / 2);
     ASSERT_LT(fabric, 2 * chip.memory.channel_bytes_per_s());
     const uint64_t bytes = 1 << 20;
     const TwoPhaseLoads loads("weight", engines, bytes);
-    EngineRun run(kTrn1, test::assemble_program(loads.text), traced());
+    EngineRun run(kTrn1, test::assemble_program(loads.text), traced_options());
     const auto stats = run.run();
     const auto [one_core, two_cores] = loads.durations(run);
     // On the fabric each load also carries what its 128 partition-row descriptors cost its engine's
     // sustained share (configs dma_descriptor_s).
     const uint64_t descriptor_bytes =
-        uint64_t(std::llround(128 * v2().dma_descriptor_s * v2().dma_engine_sustained_bytes_per_s));
+        uint64_t(std::llround(128 * v2_core().dma_descriptor_s * v2_core().dma_engine_sustained_bytes_per_s));
     const double core_bytes = double(engines) * double(bytes + descriptor_bytes);
-    EXPECT_LT(one_core, (v2().dma_transfer_overhead_s + core_bytes / (fabric / 2)) * 1e6 * 0.9);
-    EXPECT_NEAR(two_cores, (v2().dma_transfer_overhead_s + 2 * core_bytes / fabric) * 1e6, 2 * core_bytes / fabric * 1e6 * 0.02);
+    EXPECT_LT(one_core, (v2_core().dma_transfer_overhead_s + core_bytes / (fabric / 2)) * 1e6 * 0.9);
+    EXPECT_NEAR(two_cores, (v2_core().dma_transfer_overhead_s + 2 * core_bytes / fabric) * 1e6, 2 * core_bytes / fabric * 1e6 * 0.02);
     EXPECT_EQ(run.platform->devices()[0]->dma_fabric()->bytes_moved(), 3 * engines * (bytes + descriptor_bytes));
     const auto& channels = run.platform->devices()[0]->memory_channels();
     EXPECT_EQ(channels[0]->timing().bytes_moved(), 2 * engines * bytes);
@@ -339,8 +334,8 @@ TEST(Dma, HostTransfersCrossPcie) {
     const auto& chip = test::shipped_configs().chip("trainium1");
     EXPECT_EQ(stats.pcie_bytes, 2u * 128 * 1024 * 4);
     // Two engines together are faster than the link; the link is the bottleneck.
-    ASSERT_GT(2 * v2().dma_engine_bytes_per_s, chip.pcie.bytes_per_s);
-    const double expected = v2().dma_transfer_overhead_s + double(stats.pcie_bytes) / chip.pcie.bytes_per_s;
+    ASSERT_GT(2 * v2_core().dma_engine_bytes_per_s, chip.pcie.bytes_per_s);
+    const double expected = v2_core().dma_transfer_overhead_s + double(stats.pcie_bytes) / chip.pcie.bytes_per_s;
     EXPECT_NEAR(stats.time_s, expected, expected * 0.03);
 }
 
@@ -389,7 +384,7 @@ TEST(Trace, HasOneTrackPerQueueAndOneSlicePerInstruction) {
         "dma3 dma_copy dst=fp32 sbuf[0:128] +0 [[1,64]], src=fp32 dram:X +0 [[64,128],[1,64]], signal=s\n"
         "dve tensor_copy dst=fp32 sbuf[0:128] +512 [[1,64]], src=fp32 sbuf[0:128] +0 [[1,64]], wait=s>=1\n"
         "dve tensor_copy dst=fp32 sbuf[0:128] +1024 [[1,64]], src=fp32 sbuf[0:128] +0 [[1,64]]\n");
-    EngineRun run(kTrn1, test::assemble_program(text), traced());
+    EngineRun run(kTrn1, test::assemble_program(text), traced_options());
     run.run();
     const nlohmann::json trace = nlohmann::json::parse(
         [&] { std::ostringstream out; run.engines->trace().write(out); return out.str(); }());

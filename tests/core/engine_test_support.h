@@ -49,6 +49,16 @@ struct EngineRun {
     sim::SparseMemory& device_memory() { return platform->devices()[0]->memory_channels()[0]->storage(); }
 };
 
+// The NeuronCore-v2 (Trainium) core of the shipped configs, the one most engine tests time against.
+inline const config::NeuronCoreSpec& v2_core() { return shipped_configs().chip("trainium1").core; }
+
+// Run options that record a trace (EngineRun::slices() reads it).
+inline sim::core::ExecutionOptions traced_options() {
+    sim::core::ExecutionOptions o;
+    o.trace = true;
+    return o;
+}
+
 // Picoseconds of `cycles` of a configured engine, rounded as the engines round.
 inline double cycles_ps(const config::NeuronCoreSpec& core, const std::string& engine, double cycles) {
     for (const auto& e : core.engines)

@@ -24,8 +24,7 @@ namespace {
 
 using kernels::GemmSchedule;
 using kernels::GemmShape;
-
-const config::NeuronCoreSpec& v2() { return test::shipped_configs().chip("trainium1").core; }
+using test::v2_core;
 
 double pe_busy(const test::EngineRun& run, const sim::core::RunStatistics& stats) {
     return sim::core::busy_percent(run.queue(stats, "core0.pe"), stats);
@@ -59,10 +58,10 @@ double dma_engine_bound_s(const isa::Container& program) {
             const isa::AccessPattern& dst = inst.ap(isa::fields::DmaCopy::dst);
             const isa::AccessPattern& src = inst.ap(isa::fields::DmaCopy::src);
             const uint64_t descriptors = std::max(sim::core::contiguous_runs(dst), sim::core::contiguous_runs(src));
-            engine_s += double(sim::core::CostModel::operand_bytes(dst)) / v2().dma_engine_bytes_per_s +
-                        double(descriptors) * v2().dma_descriptor_s;
+            engine_s += double(sim::core::CostModel::operand_bytes(dst)) / v2_core().dma_engine_bytes_per_s +
+                        double(descriptors) * v2_core().dma_descriptor_s;
         }
-    return engine_s / v2().dma_engines;
+    return engine_s / v2_core().dma_engines;
 }
 
 // Runs `schedule` with data on trn1.2xlarge, checks C against the reference and returns the tensor
@@ -70,7 +69,7 @@ double dma_engine_bound_s(const isa::Container& program) {
 double expect_correct(const GemmShape& shape, const GemmSchedule& schedule) {
     sim::core::ExecutionOptions o;
     o.functional = true;
-    test::EngineRun run("trn1.2xlarge", kernels::build_gemm(v2(), shape, schedule, true), o);
+    test::EngineRun run("trn1.2xlarge", kernels::build_gemm(v2_core(), shape, schedule, true), o);
     const auto stats = run.run();
     expect_matches_reference(run, shape);
     const double busy = pe_busy(run, stats);
@@ -83,7 +82,7 @@ TEST(Gemm1024, DoubleBufferedIsCorrectAndKeepsTheDmaEnginesBusy) {
     const GemmShape shape{1024, 1024, 1024};
     sim::core::ExecutionOptions o;
     o.functional = true;
-    test::EngineRun run("trn1.2xlarge", kernels::build_gemm(v2(), shape, GemmSchedule::double_buffered(), true), o);
+    test::EngineRun run("trn1.2xlarge", kernels::build_gemm(v2_core(), shape, GemmSchedule::double_buffered(), true), o);
     const auto stats = run.run();
     expect_matches_reference(run, shape);
     const double bound = dma_engine_bound_s(run.program);
@@ -104,7 +103,7 @@ TEST(Gemm1024, WithoutDoubleBufferingTheTensorEngineWaitsVisibly) {
         size_t matmuls = 0;
     };
     auto run = [&](const GemmSchedule& schedule) {
-        const isa::Container program = kernels::build_gemm(v2(), shape, schedule, false);
+        const isa::Container program = kernels::build_gemm(v2_core(), shape, schedule, false);
         const auto placement = sim::core::place_program(program, *platform);
         sim::core::EngineScheduler engines(*platform, program, placement, o);
         Result r;
@@ -139,18 +138,18 @@ TEST(GemmSmall, DoubleBufferedScheduleIsCorrectOnAnUnevenShape) {
 
 TEST(GemmBuilder, RejectsSchedulesThatDoNotFitTheCore) {
     GemmSchedule too_many_queues = GemmSchedule::double_buffered();
-    too_many_queues.load_lanes = v2().dma_queues_per_engine;
-    EXPECT_THROW(kernels::build_gemm(v2(), GemmShape{}, too_many_queues, false), std::invalid_argument);
+    too_many_queues.load_lanes = v2_core().dma_queues_per_engine;
+    EXPECT_THROW(kernels::build_gemm(v2_core(), GemmShape{}, too_many_queues, false), std::invalid_argument);
     GemmSchedule odd_tail = GemmSchedule::double_buffered();
     odd_tail.tail_min_n = 96;  // 512 / 96 is not a power of two
-    EXPECT_THROW(kernels::build_gemm(v2(), GemmShape{}, odd_tail, false), std::invalid_argument);
+    EXPECT_THROW(kernels::build_gemm(v2_core(), GemmShape{}, odd_tail, false), std::invalid_argument);
     GemmSchedule big_group = GemmSchedule::double_buffered();
     big_group.group_m_tiles = 8;  // 8 m-tiles x 2 n-tiles open at once, 8 PSUM banks
-    EXPECT_THROW(kernels::build_gemm(v2(), GemmShape{}, big_group, false), std::invalid_argument);
+    EXPECT_THROW(kernels::build_gemm(v2_core(), GemmShape{}, big_group, false), std::invalid_argument);
 }
 
 TEST(GemmBuilder, RejectsShapesThatDoNotTile) {
-    EXPECT_THROW(kernels::build_gemm(v2(), GemmShape{1000, 1024, 1024}, GemmSchedule::double_buffered(), false),
+    EXPECT_THROW(kernels::build_gemm(v2_core(), GemmShape{1000, 1024, 1024}, GemmSchedule::double_buffered(), false),
                  std::invalid_argument);
 }
 

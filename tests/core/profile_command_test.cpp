@@ -16,12 +16,11 @@
 namespace nsim {
 namespace {
 
+using test::neuron_sim_path;
 namespace fs = std::filesystem;
 
-std::string sim() { return test::tool_path("neuron-sim"); }
-
 // The example assembled into a temporary program file.
-std::string tiled_gemm() { return test::assembled_example("tiled_gemm_double_buffered", "profile_tiled_gemm.bin"); }
+std::string tiled_gemm_for_profile() { return test::assembled_example("tiled_gemm_double_buffered", "profile_tiled_gemm.bin"); }
 
 // The example's shape: C[128, 2048] = A^T B, A [256, 128], B [256, 2048] bf16, C fp32.
 constexpr uint64_t kM = 128, kK = 256, kN = 2048;
@@ -39,8 +38,8 @@ const char* const kNeuronProfileNames[] = {
     "sync_engine_active_time_percent"};
 
 TEST(ProfileCommand, TiledGemmSummaryAgreesWithItselfTheProgramAndTheChip) {
-    const std::string prog = tiled_gemm();
-    const auto r = test::run_command(sim() + " --instance trn1.2xlarge profile " + prog + " --json");
+    const std::string prog = tiled_gemm_for_profile();
+    const auto r = test::run_command(neuron_sim_path() + " --instance trn1.2xlarge profile " + prog + " --json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);
     const nlohmann::json& s = j["summary"];
@@ -107,7 +106,7 @@ TEST(ProfileCommand, TiledGemmSummaryAgreesWithItselfTheProgramAndTheChip) {
 
     // `run --profile FILE` writes the same summary beside the run report, which agrees with it.
     const std::string file = test::scratch_path("profile.json").string();
-    const auto run = test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --json --profile " + file);
+    const auto run = test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + prog + " --json --profile " + file);
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const nlohmann::json report = nlohmann::json::parse(run.out);
     std::ifstream in(file);
@@ -128,7 +127,7 @@ TEST(ProfileCommand, TiledGemmSummaryAgreesWithItselfTheProgramAndTheChip) {
 }
 
 TEST(ProfileCommand, SummaryTextIsOneNameValueLinePerMetric) {
-    const auto r = test::run_command(sim() + " --instance trn1.2xlarge profile " + tiled_gemm());
+    const auto r = test::run_command(neuron_sim_path() + " --instance trn1.2xlarge profile " + tiled_gemm_for_profile());
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out.rfind("total_time ", 0), 0u) << r.out;
     for (const char* name : kNeuronProfileNames)
@@ -138,12 +137,12 @@ TEST(ProfileCommand, SummaryTextIsOneNameValueLinePerMetric) {
 
 
 TEST(ProfileCommand, UnwritableProfileFileAndMissingProgramAreOneLine) {
-    test::expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + tiled_gemm() +
+    test::expect_one_line_error(test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + tiled_gemm_for_profile() +
                                             " --profile /nonexistent/dir/p.json"),
                           "cannot write the profile file /nonexistent/dir/p.json: No such file or directory");
-    test::expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge run " + tiled_gemm() + " --profile /"),
+    test::expect_one_line_error(test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + tiled_gemm_for_profile() + " --profile /"),
                                 "cannot write the profile file /: Is a directory");
-    test::expect_one_line_error(test::run_command(sim() + " --instance trn1.2xlarge profile /nonexistent/k.bin"), "/nonexistent/k.bin");
+    test::expect_one_line_error(test::run_command(neuron_sim_path() + " --instance trn1.2xlarge profile /nonexistent/k.bin"), "/nonexistent/k.bin");
 }
 
 }  // namespace

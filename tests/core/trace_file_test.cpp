@@ -19,11 +19,10 @@
 namespace nsim {
 namespace {
 
+using test::neuron_sim_path;
 namespace fs = std::filesystem;
 
-std::string sim() { return test::tool_path("neuron-sim"); }
-
-std::string tiled_gemm() { return test::assembled_example("tiled_gemm_double_buffered", "trace_tiled_gemm.bin"); }
+std::string tiled_gemm_for_trace() { return test::assembled_example("tiled_gemm_double_buffered", "trace_tiled_gemm.bin"); }
 
 struct Slice {
     std::string process, thread, name, cat;
@@ -94,8 +93,8 @@ struct Trace {
 constexpr double kUs = 1e-6;  // the file's resolution: one picosecond
 
 TEST(TraceFile, HostSlicesWaitSlicesAndCountersAreThereAndAgree) {
-    const std::string prog = tiled_gemm(), file = test::scratch_path("trace_gemm.json").string();
-    const auto r = test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --json --trace " + file);
+    const std::string prog = tiled_gemm_for_trace(), file = test::scratch_path("trace_gemm.json").string();
+    const auto r = test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + prog + " --json --trace " + file);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json report = nlohmann::json::parse(r.out);
     const Trace trace(file);
@@ -181,10 +180,10 @@ TEST(TraceFile, HostSlicesWaitSlicesAndCountersAreThereAndAgree) {
 }
 
 TEST(TraceFile, TracesTheChosenExecutionAndWindow) {
-    const std::string prog = tiled_gemm();
+    const std::string prog = tiled_gemm_for_trace();
     const auto traced = [&](const std::string& name, const std::string& options) {
         const std::string file = test::scratch_path(name).string();
-        const auto r = test::run_command(sim() + " --instance trn1.2xlarge run " + prog + " --iterations 3 --trace " + file + " " + options);
+        const auto r = test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + prog + " --iterations 3 --trace " + file + " " + options);
         EXPECT_EQ(r.exit_code, 0) << r.err;
         return Trace(file);
     };
@@ -239,7 +238,7 @@ std::string gunzip(const std::string& path) {
 }
 
 TEST(TraceFile, AGzFileIsTheSameTraceCompressed) {
-    const std::string run = sim() + " --instance trn1.2xlarge run " + tiled_gemm() + " --trace ";
+    const std::string run = neuron_sim_path() + " --instance trn1.2xlarge run " + tiled_gemm_for_trace() + " --trace ";
     const std::string plain = test::scratch_path("trace_plain.json").string();
     const std::string packed = test::scratch_path("trace_packed.json.gz").string();
     ASSERT_EQ(test::run_command(run + plain).exit_code, 0);
@@ -251,7 +250,7 @@ TEST(TraceFile, AGzFileIsTheSameTraceCompressed) {
 }
 
 TEST(TraceFile, BadChoicesAreOneLine) {
-    const std::string run = sim() + " --instance trn1.2xlarge run " + tiled_gemm();
+    const std::string run = neuron_sim_path() + " --instance trn1.2xlarge run " + tiled_gemm_for_trace();
     const std::string file = " --trace " + test::scratch_path("trace_err.json").string();
     test::expect_one_line_error(test::run_command(run + " --iterations 3 --trace-iteration 4" + file),
                           "--trace-iteration 4: the run makes 3 executions");

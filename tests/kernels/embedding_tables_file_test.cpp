@@ -13,7 +13,7 @@
 namespace nsim::kernels {
 namespace {
 
-std::string load_error(const std::filesystem::path& path) {
+std::string tables_load_error(const std::filesystem::path& path) {
     return testing::input_error_of([&] { load_embedding_tables(path); });
 }
 
@@ -37,16 +37,16 @@ TEST(EmbeddingTablesFile, RoundTripIsExactUnderHuggingFaceNames) {
 TEST(EmbeddingTablesFile, MissingOrMismatchedTablesAreOneLineErrors) {
     testing::ScratchDir dir;
     BertEmbeddingWeights tables = *random_bert_weights(testing::small_bert_config(), 3).embeddings;
-    EXPECT_NE(load_error(dir / "none.safetensors").find((dir / "none.safetensors").string()), std::string::npos);
+    EXPECT_NE(tables_load_error(dir / "none.safetensors").find((dir / "none.safetensors").string()), std::string::npos);
 
     write_safetensors(dir / "partial.safetensors",
                       {make_safetensors_entry("bert.embeddings.word_embeddings.weight", tables.word)});
-    EXPECT_NE(load_error(dir / "partial.safetensors").find("missing tensor 'bert.embeddings.position_embeddings.weight'"),
+    EXPECT_NE(tables_load_error(dir / "partial.safetensors").find("missing tensor 'bert.embeddings.position_embeddings.weight'"),
               std::string::npos);
 
     tables.position = Tensor({16, 4});
     save_embedding_tables(dir / "narrow.safetensors", tables);
-    const std::string narrow = load_error(dir / "narrow.safetensors");
+    const std::string narrow = tables_load_error(dir / "narrow.safetensors");
     EXPECT_NE(narrow.find("[16, 4] does not match the LayerNorm width 8"), std::string::npos) << narrow;
     EXPECT_EQ(narrow.find('\n'), std::string::npos);
 }

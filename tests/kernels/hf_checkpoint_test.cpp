@@ -31,13 +31,8 @@ void expect_same_weights(BertWeights& a, BertWeights& b) {
     }
 }
 
-std::string load_error(const std::filesystem::path& dir) {
-    try {
-        load_hf_checkpoint(dir);
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "no error";
+std::string checkpoint_load_error(const std::filesystem::path& dir) {
+    return testing::input_error_of([&] { load_hf_checkpoint(dir); });
 }
 
 // Writes `weights` under the names `rename` gives (empty: leave the tensor out), plus extra entries.
@@ -107,17 +102,17 @@ TEST(HfCheckpoint, AcceptsGammaBetaNamesBareBertModelPrefixAndExtraTensors) {
 }
 
 TEST(HfCheckpointErrors, MissingDirectoryAndFiles) {
-    EXPECT_EQ(load_error("/nonexistent/ckpt"),
+    EXPECT_EQ(checkpoint_load_error("/nonexistent/ckpt"),
               "/nonexistent/ckpt: not a checkpoint directory (expected config.json and model.safetensors)");
     testing::ScratchDir dir;
-    EXPECT_EQ(load_error(dir.path()), (dir / "model.safetensors").string() + ": no such file");
+    EXPECT_EQ(checkpoint_load_error(dir.path()), (dir / "model.safetensors").string() + ": no such file");
     testing::write_text(dir / "pytorch_model.bin", "x");
-    EXPECT_EQ(load_error(dir.path()), (dir / "model.safetensors").string() +
+    EXPECT_EQ(checkpoint_load_error(dir.path()), (dir / "model.safetensors").string() +
                                           ": no such file (pytorch_model.bin is not read: save the model as safetensors)");
     BertWeights w = random_bert_weights(testing::small_bert_config(), 1);
     save_hf_checkpoint(dir.path(), w);
     std::filesystem::remove(dir / "config.json");
-    EXPECT_EQ(load_error(dir.path()), (dir / "config.json").string() + ": cannot open the model config: No such file or directory");
+    EXPECT_EQ(checkpoint_load_error(dir.path()), (dir / "config.json").string() + ": cannot open the model config: No such file or directory");
 }
 
 TEST(HfCheckpointErrors, MissingTensorIsNamedWithItsExpectedShape) {
@@ -126,7 +121,7 @@ TEST(HfCheckpointErrors, MissingTensorIsNamedWithItsExpectedShape) {
     write_renamed(dir.path(), w, [](const std::string& n) {
         return n == "bert.encoder.layer.1.intermediate.dense.bias" ? std::string() : n;
     });
-    EXPECT_EQ(load_error(dir.path()), (dir / "model.safetensors").string() +
+    EXPECT_EQ(checkpoint_load_error(dir.path()), (dir / "model.safetensors").string() +
                                           ": missing tensor 'bert.encoder.layer.1.intermediate.dense.bias' "
                                           "(expected shape [16])");
 }
@@ -135,7 +130,7 @@ TEST(HfCheckpointErrors, CheckpointWithoutClassifierSaysWhatIsNeeded) {
     testing::ScratchDir dir;
     BertWeights w = random_bert_weights(testing::small_bert_config(), 1);
     write_renamed(dir.path(), w, [](const std::string& n) { return n.rfind("classifier", 0) == 0 ? "" : n; });
-    EXPECT_THAT(load_error(dir.path()), HasSubstr("missing tensor 'classifier.weight' (expected shape [2, 8]); a "
+    EXPECT_THAT(checkpoint_load_error(dir.path()), HasSubstr("missing tensor 'classifier.weight' (expected shape [2, 8]); a "
                                                   "BertForSequenceClassification checkpoint is needed"));
 }
 
@@ -147,7 +142,7 @@ TEST(HfCheckpointErrors, ShapeNotMatchingTheConfigNamesTensorAndBothShapes) {
     BertConfig wider = w.config;
     wider.intermediate_size = 32;
     testing::write_text(dir / "config.json", bert_config_to_json(wider).dump());
-    EXPECT_EQ(load_error(dir.path()), (dir / "model.safetensors").string() +
+    EXPECT_EQ(checkpoint_load_error(dir.path()), (dir / "model.safetensors").string() +
                                           ": tensor 'bert.encoder.layer.0.intermediate.dense.weight' has shape "
                                           "[16, 8] but " + (dir / "config.json").string() + " implies [32, 8]");
 }
@@ -157,7 +152,7 @@ TEST(HfCheckpointErrors, BadConfigInTheDirectoryIsReportedFirst) {
     BertWeights w = random_bert_weights(testing::small_bert_config(), 1);
     save_hf_checkpoint(dir.path(), w);
     testing::write_text(dir / "config.json", R"({"hidden_size": 8, "num_attention_heads": 3})");
-    EXPECT_EQ(load_error(dir.path()),
+    EXPECT_EQ(checkpoint_load_error(dir.path()),
               (dir / "config.json").string() + ": key 'hidden_size': 8 is not divisible by num_attention_heads (3)");
 }
 
@@ -177,7 +172,7 @@ TEST(HfCheckpointErrors, MoreLayersThanTheFileHoldsIsRefusedBeforeAllocating) {
     std::ifstream(dir / "config.json") >> config;
     config["num_hidden_layers"] = 1000000000;
     std::ofstream(dir / "config.json", std::ios::trunc) << config.dump();
-    EXPECT_THAT(load_error(dir.path()), HasSubstr("config.json: num_hidden_layers is 1000000000, but the checkpoint holds "
+    EXPECT_THAT(checkpoint_load_error(dir.path()), HasSubstr("config.json: num_hidden_layers is 1000000000, but the checkpoint holds "
                                                   "41 tensors, enough for at most 2 layers"));
 }
 
@@ -187,7 +182,7 @@ TEST(HfCheckpointErrors, ASafetensorsDirectoryIsNamedAsOne) {
     save_hf_checkpoint(dir.path(), w);
     std::filesystem::remove(dir / "model.safetensors");
     std::filesystem::create_directory(dir / "model.safetensors");
-    EXPECT_EQ(load_error(dir.path()), (dir / "model.safetensors").string() + ": is a directory, not a safetensors file");
+    EXPECT_EQ(checkpoint_load_error(dir.path()), (dir / "model.safetensors").string() + ": is a directory, not a safetensors file");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "common/command_runner.h"
 
@@ -15,6 +16,11 @@ inline std::string neuron_build_bert(const std::string& args) { return test::too
 // `neuron-sim --instance INSTANCE SUBCOMMAND ` (the model and options follow).
 inline std::string neuron_sim(const std::string& instance, const std::string& subcommand) {
     return test::tool_path("neuron-sim") + " --instance " + instance + " " + subcommand + " ";
+}
+
+// The number at j[a] (j[a][b] when `b` is given) of a JSON report.
+inline double number(const nlohmann::json& j, const char* a, const char* b = nullptr) {
+    return (b ? j.at(a).at(b) : j.at(a)).get<double>();
 }
 
 // One line on stderr starting "neuron-sim: " and containing `needle`, a non-zero exit, nothing on stdout.

@@ -15,10 +15,9 @@ namespace {
 namespace fs = std::filesystem;
 using test::run_command;
 using testing::ScratchDir;
+using testing::number;
 
-constexpr uint32_t kCopies = 2, kBatch = 3, kIterations = 4;
-
-double number(const nlohmann::json& j, const char* a, const char* b) { return j.at(a).at(b).get<double>(); }
+constexpr uint32_t kRunCopies = 2, kRunBatch = 3, kIterations = 4;
 
 TEST(RunBuiltModelJson, ReportsLatencyThroughputEnginesAndLoadTimeThatAgree) {
     ScratchDir dir;
@@ -28,7 +27,7 @@ TEST(RunBuiltModelJson, ReportsLatencyThroughputEnginesAndLoadTimeThatAgree) {
     const fs::path model = dir / "bert.bin";
     ASSERT_EQ(run_command(testing::neuron_build_bert(fmt::format("--model {} --seq 32 --batch {} --cores {} --timing-only "
                                                                  "-i trn1.2xlarge -o {}",
-                                                                 (dir / "config.json").string(), kBatch, kCopies, model.string())))
+                                                                 (dir / "config.json").string(), kRunBatch, kRunCopies, model.string())))
                   .exit_code,
               0);
     const auto r = run_command(testing::neuron_sim("trn1.2xlarge", "run") + model.string() +
@@ -38,8 +37,8 @@ TEST(RunBuiltModelJson, ReportsLatencyThroughputEnginesAndLoadTimeThatAgree) {
     const nlohmann::json j = nlohmann::json::parse(r.out);
 
     EXPECT_EQ(j.at("model"), "config");
-    EXPECT_EQ(j.at("copies"), kCopies);
-    EXPECT_EQ(j.at("batch"), kBatch);
+    EXPECT_EQ(j.at("copies"), kRunCopies);
+    EXPECT_EQ(j.at("batch"), kRunBatch);
     EXPECT_EQ(j.at("iterations"), kIterations);
 
     // Latency: end to end = host embedding + PCIe and runtime + the engines, never less than the
@@ -61,7 +60,7 @@ TEST(RunBuiltModelJson, ReportsLatencyThroughputEnginesAndLoadTimeThatAgree) {
     EXPECT_NEAR(j.at("time_us").get<double>() / 1e3, device, 1e-9 * device);
 
     // Throughput: the sequences of one execution (every copy's batch) per end-to-end p50 latency.
-    EXPECT_NEAR(j.at("throughput_per_s").get<double>(), kCopies * kBatch / (p50 / 1e3), 1e-9 * j.at("throughput_per_s").get<double>());
+    EXPECT_NEAR(j.at("throughput_per_s").get<double>(), kRunCopies * kRunBatch / (p50 / 1e3), 1e-9 * j.at("throughput_per_s").get<double>());
 
     // Engines: every compute engine of both copies' cores, each busy no longer than the execution
     // and busy plus waiting on semaphores no longer than it either; the tensor engines did work.

@@ -25,17 +25,17 @@ using testing::ScratchDir;
 
 // The bar appears once a run has taken this long (host time).
 constexpr double kBarDelayS = 1.0;
-const std::string kInstance = "trn1.2xlarge";
+const std::string kProgressInstance = "trn1.2xlarge";
 
 // Small layers, many of them, a large batch: quick to build, slow to compute on the simulated engines.
-fs::path build_model(const fs::path& dir, uint32_t layers, uint32_t batch) {
+fs::path build_progress_model(const fs::path& dir, uint32_t layers, uint32_t batch) {
     testing::write_text(dir / "config.json",
                         fmt::format(R"({{"vocab_size": 120, "hidden_size": 128, "num_hidden_layers": {}, "num_attention_heads": 2,
                                         "intermediate_size": 256, "max_position_embeddings": 128}})",
                                     layers));
     const fs::path model = dir / fmt::format("model-{}x{}.bin", layers, batch);
     const auto r = run_command(testing::neuron_build_bert(fmt::format("--model {} --seq 128 --batch {} --dtype fp32 -i {} -o {}",
-                                                                      (dir / "config.json").string(), batch, kInstance,
+                                                                      (dir / "config.json").string(), batch, kProgressInstance,
                                                                       model.string())));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return model;
@@ -66,11 +66,11 @@ protected:
 
     // Built once per process, by the tests that need it (ctest runs each test in its own).
     static const fs::path& long_model() {
-        static const fs::path model = build_model(dir_->path(), 20, 32);
+        static const fs::path model = build_progress_model(dir_->path(), 20, 32);
         return model;
     }
     static std::string run_once(const fs::path& model, const std::string& options) {
-        return testing::neuron_sim(kInstance, "run") + model.string() + " --functional --iterations 1 " + options;
+        return testing::neuron_sim(kProgressInstance, "run") + model.string() + " --functional --iterations 1 " + options;
     }
 
     static ScratchDir* dir_;
@@ -104,7 +104,7 @@ TEST_F(RunProgress, NothingWhenStderrIsNotATerminalEvenIfStdoutIs) {
 }
 
 TEST_F(RunProgress, AShortRunShowsNoBar) {
-    const auto r = on_a_terminal(run_once(build_model(dir_->path(), 1, 1), ""));
+    const auto r = on_a_terminal(run_once(build_progress_model(dir_->path(), 1, 1), ""));
     ASSERT_EQ(r.exit_code, 0) << r.out;
     EXPECT_EQ(r.out.find("running ["), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("latency end to end"), std::string::npos) << r.out;

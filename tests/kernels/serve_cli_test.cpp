@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 using test::run_command;
 using testing::expect_neuron_sim_user_error;
 using testing::ScratchDir;
+using testing::number;
 
 constexpr uint32_t kCopies = 2, kBatch = 4;
 const std::string kInstance = "trn1.2xlarge";  // 2 NeuronCores: one copy on each
@@ -63,10 +64,6 @@ protected:
 };
 ScratchDir* Serve::dir_ = nullptr;
 fs::path Serve::model_;
-
-double number(const nlohmann::json& j, const char* a, const char* b = nullptr) {
-    return (b ? j.at(a).at(b) : j.at(a)).get<double>();
-}
 
 // What the report says one execution of `real` requests takes: the copy's engines and PCIe + runtime
 // (fixed: the batch is padded to its compiled shape) and the host embedding, proportional to `real`.

@@ -46,7 +46,8 @@ slowdown=3
 # are parsed once per batch. Cold, without ccache, at load 6-7, the subset built in 792 s of CPU instead
 # of 1926 s. It asks one thing of the code: two .cpp files of one target may not both define an internal
 # helper or constant of the same name (a second copy of a shared helper is a duplicate anyway: give it
-# a header). The whole-suite mode is not a unity build yet: the targets outside the subset are unchecked.
+# a header). The whole-suite mode is not a unity build yet, though every target is unity-clean now
+# (build.sh builds a new directory as a unity build).
 unity=OFF
 if [[ ${1:-} == --ci ]]; then
   shift

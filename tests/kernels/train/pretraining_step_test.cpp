@@ -33,8 +33,12 @@ using device::Precision;
 using testing::DeviceRun;
 using testing::KernelHarness;
 
-constexpr uint32_t kBatch = 2, kSeq = 16, kAccum = 2, kPredictions = 3;
-constexpr const char* kInstance = "trn1.2xlarge";
+using testing::kAccum;
+using testing::kBatch;
+using testing::kInstance;
+using testing::kSeq;
+
+constexpr uint32_t kPredictions = 3;
 
 BertConfig pretraining_config(uint32_t seq) {
     BertConfig c;

@@ -43,8 +43,10 @@ using testing::adam_states;
 using testing::round_all;
 using testing::weight_slot_columns;
 
-constexpr uint32_t kBatch = 2, kSeq = 16, kAccum = 2;
-constexpr const char* kInstance = "trn1.2xlarge";
+using testing::kAccum;
+using testing::kBatch;
+using testing::kInstance;
+using testing::kSeq;
 
 BertConfig small_config() {
     BertConfig c;

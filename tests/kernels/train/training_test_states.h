@@ -11,6 +11,11 @@
 
 namespace nsim::kernels::testing {
 
+// The training-step tests' shape: micro-batches of two sequences of 16 tokens, two of them a step,
+// on one trn1.2xlarge core.
+constexpr uint32_t kBatch = 2, kSeq = 16, kAccum = 2;
+constexpr const char* kInstance = "trn1.2xlarge";
+
 // Every tensor of `w` as stored in `dtype`.
 inline void round_all(BertWeights& w, isa::DType dtype) {
     for (const BertTensorSlot& slot : bert_tensor_slots(w, true)) *slot.tensor = rounded(*slot.tensor, dtype);
