@@ -120,14 +120,6 @@ private:
         device::feature_major_linear(ctx_, x_t, w.forward, w.bias_columns, func, out, columns);
         return out;
     }
-    // Rows [first, first + count) of a token-major TileSet (whole tiles of it), sharing its SBUF.
-    TileSet row_tiles(const TileSet& set, uint32_t first, uint32_t count) const {
-        TileSet rows = set;
-        rows.tiles.assign(set.tiles.begin() + first / set.tile_rows,
-                          set.tiles.begin() + (first + count + set.tile_rows - 1) / set.tile_rows);
-        rows.rows = count;
-        return rows;
-    }
     // A pre-norm sum starting from the residual `x` (a copy of it; residual_linear adds the dense).
     TileSet residual(const TileSet& x, const std::string& what = "attention sum") {
         TileSet sum = tiles(tokens_, hidden_, ctx_.dtypes.activation, what);

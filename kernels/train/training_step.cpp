@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "train/activation_spill.h"
@@ -133,7 +134,7 @@ public:
 private:
     void pass(uint32_t j) {
         const uint32_t batch = s_.shape.batch, seq = s_.shape.seq, count = batch * seq, first = j * batch;
-        if (s_.deferred) s_.deferred->set_pass(j);
+        if (s_.deferred) s_.deferred->set_pass(j, s_.passes);
         const uint32_t num_labels = uint32_t(s_.model.classifier.backward.rows);
         const isa::DType mm = ctx_.dtypes.matmul;
         ForwardInputs in;
@@ -243,15 +244,22 @@ private:
         for (uint32_t l = layers; l-- > 0;) {
             ctx_.core.sbuf_rewind(mark);
             const TrainedLayer w = with_on_chip_rows(ctx_, channel_, model.layers[l], LayerPass::Backward);
-            LayerActivationTiles reloaded;
-            if (s_.spill) reloaded = s_.spill->load(ctx_, l, in.first_row * s_.shape.seq, !s_.deferred);
-            if (s_.deferred) defer_layer(l);
-            const LayerActivationTiles& a = s_.spill ? reloaded : f.layers[l];
+            // Spilled: the linears' inputs read from device memory (defer_layer), the other activations
+            // loaded up front, or (passes in chunks of tokens, where SBUF is short) each by the block
+            // that reads it, the FFN's a chunk at a time as the forward made them.
+            std::optional<SpilledLayer> spilled;
+            if (s_.spill) {
+                spilled.emplace(ctx_, *s_.spill, l, in.first_row * s_.shape.seq);
+                if (s_.chunk_tokens == 0) spilled->load_all(ctx_);
+                defer_layer(l);
+            }
+            EncoderLayerSaved saved = spilled ? spilled->saved() : f.layers[l].saved();
+            if (spilled) saved.chunk_tokens = s_.chunk_tokens;
             const EncoderLayerParameters params{w.query.backward, w.key.backward, w.value.backward,
                                                 w.attention_output.backward, w.intermediate.backward, w.output.backward,
                                                 w.attention_norm.gamma_row_fp32, w.output_norm.gamma_row_fp32,
                                                 s_.layer_norm_eps, s_.attention.mask, in.dropout.layer(l)};
-            encoder_layer_backward(ctx_, s_.shape, a.saved(), params, dy[(l + 1) % 2], layer_sink,
+            encoder_layer_backward(ctx_, s_.shape, saved, params, dy[(l + 1) % 2], layer_sink,
                                    kFirstLayerParameter + kLayerParameters * l, dy[l % 2]);
         }
         ctx_.core.sbuf_rewind(mark);

@@ -13,7 +13,10 @@
 // activations and matmuls; fp32 states): 5e-2, TrainingStep's bf16 bound; measured values printed.
 // `fp32_seq256_spilled_in_passes`: the same at seq 256 (two 128-token attention blocks per sequence,
 // the padding and the predictions spread over both), one sequence a pass as phase 2 runs;
-// `fp32_seq256_ffn_in_chunks` with the FFN in chunks of 128 tokens (two a pass), as phase 2 builds it.
+// `fp32_seq256_ffn_in_chunks` with the FFN's forward and backward in chunks of 128 tokens (two a
+// pass), as phase 2 builds it: each chunk's pre-GELU rows reloaded, its output and intermediate
+// dense's dy stored at the chunk's rows for the deferred weight gradients (rows misplaced by a chunk
+// fail the FFN's gradients).
 #include <gtest/gtest.h>
 
 #include <algorithm>
