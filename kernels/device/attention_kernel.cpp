@@ -32,7 +32,20 @@ uint32_t widest_attention_row(const config::NeuronCoreSpec& spec) {
 
 AttentionScratch allocate_attention_scratch(CoreBuilder& core, const AttentionShape& shape, const DtypePlan& dtypes) {
     AttentionScratch s;
-    s.mask = core.sbuf(uint64_t(shape.batch) * shape.seq * 4, "attention mask");
+    s.mask = allocate_attention_mask(core, shape);
+    allocate_softmax_ring(core, shape, dtypes, s);
+    return s;
+}
+
+Buffer allocate_attention_mask(CoreBuilder& core, const AttentionShape& shape) {
+    return core.sbuf(uint64_t(shape.batch) * shape.seq * 4, "attention mask");
+}
+
+void allocate_softmax_ring(CoreBuilder& core, const AttentionShape& shape, const DtypePlan& dtypes, AttentionScratch& s) {
+    s.scores.clear();
+    s.stats.clear();
+    s.probs.clear();
+    s.probs_t.clear();
     const uint32_t queries = core.spec().sbuf.partitions;
     for (uint32_t i = 0; i < kKeyBlockRing; ++i) {
         s.scores.push_back(core.sbuf(uint64_t(shape.seq) * 4, "attention scores"));
@@ -43,7 +56,6 @@ AttentionScratch allocate_attention_scratch(CoreBuilder& core, const AttentionSh
         s.probs_t.push_back(core.sbuf(uint64_t(key_blocks) * queries * isa::size_in_bytes(dtypes.matmul),
                                       "transposed probabilities"));
     }
-    return s;
 }
 
 void build_attention_mask(KernelContext& ctx, const AttentionShape& shape, uint32_t attention_mask,

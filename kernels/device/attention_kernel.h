@@ -35,6 +35,10 @@ struct AttentionScratch {
     std::vector<Buffer> probs_t;   // matmul dtype [queries]: P^T of one key block
 };
 AttentionScratch allocate_attention_scratch(CoreBuilder& core, const AttentionShape& shape, const DtypePlan& dtypes);
+// The mask alone, and the softmax's ring alone into `scratch` (what allocate_attention_scratch does in
+// two parts: a training step keeps the mask for the backward and gives the ring back after the forward).
+Buffer allocate_attention_mask(CoreBuilder& core, const AttentionShape& shape);
+void allocate_softmax_ring(CoreBuilder& core, const AttentionShape& shape, const DtypePlan& dtypes, AttentionScratch& scratch);
 
 // The mask from attention_mask rows [first_row, first_row + batch) of the int32 tensor
 // `attention_mask` [rows, seq], loaded on `channel`. `staging` is an int32 [tokens] SBUF buffer.

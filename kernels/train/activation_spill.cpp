@@ -38,48 +38,73 @@ void ActivationSpill::store_one(KernelContext& ctx, uint32_t layer, TileSet Laye
     if (pass_tokens_ == 0 || tokens_ % pass_tokens_ != 0 || first_token % pass_tokens_ != 0 || first_token >= tokens_)
         throw std::logic_error("ActivationSpill: passes that do not tile the micro-batch");
     const uint32_t passes = tokens_ / pass_tokens_, pass = first_token / pass_tokens_;
-    const size_t i = size_t(std::find(std::begin(kKeptActivations), std::end(kKeptActivations), which) -
-                            std::begin(kKeptActivations));
-    const DramTensor& k = kept(layer, i, set.rows * passes, set.columns, set.dtype);
+    const DramTensor& k = kept(layer, index_of(which), set.rows * passes, set.columns, set.dtype);
     if (!set.tiles.empty()) store_tiles(ctx, channels_, set, {k.tensor, k.dtype, k.columns, pass * set.rows, 0});
 }
 
 void ActivationSpill::store_rows(KernelContext& ctx, uint32_t layer, TileSet LayerActivationTiles::*which,
                                  const TileSet& set, uint32_t first_token) {
-    const auto* found = std::find(std::begin(kKeptActivations), std::end(kKeptActivations), which);
-    if (found == std::end(kKeptActivations) || first_token + set.rows > tokens_)
-        throw std::logic_error("ActivationSpill: rows of an activation it does not keep");
-    const DramTensor& k = kept(layer, size_t(found - std::begin(kKeptActivations)), tokens_, set.columns, set.dtype);
+    if (first_token + set.rows > tokens_) throw std::logic_error("ActivationSpill: rows outside the micro-batch");
+    const DramTensor& k = kept(layer, index_of(which), tokens_, set.columns, set.dtype);
     store_tiles(ctx, channels_, set, {k.tensor, k.dtype, k.columns, first_token, 0});
 }
 
-LayerActivationTiles ActivationSpill::load(KernelContext& ctx, uint32_t layer, uint32_t first_token,
-                                           bool linear_inputs) const {
+size_t ActivationSpill::index_of(TileSet LayerActivationTiles::*which) {
+    const auto* found = std::find(std::begin(kKeptActivations), std::end(kKeptActivations), which);
+    if (found == std::end(kKeptActivations)) throw std::logic_error("ActivationSpill: an activation it does not keep");
+    return size_t(found - std::begin(kKeptActivations));
+}
+
+LayerActivationTiles ActivationSpill::shapes(const KernelContext& ctx, uint32_t layer) const {
     if (layer >= layers_.size()) throw std::logic_error("ActivationSpill: a layer that was not stored");
-    const uint32_t passes = tokens_ / pass_tokens_, pass = first_token / pass_tokens_;
+    const uint32_t passes = tokens_ / pass_tokens_;
     LayerActivationTiles a;
     for (size_t i = 0; i < std::size(kKeptActivations); ++i) {
         const DramTensor& k = layers_[layer][i];
         TileSet& set = a.*kKeptActivations[i];
-        const uint32_t rows = k.rows / passes;
-        if (!linear_inputs && std::count(std::begin(kLinearInputs), std::end(kLinearInputs), kKeptActivations[i])) {
-            set.rows = rows;
-            set.columns = k.columns;
-            set.dtype = k.dtype;
-            set.tile_rows = device::partition_tile_rows(ctx.core.spec());
-            continue;
-        }
-        set = device::allocate_tiles(ctx.core, rows, k.columns, k.dtype, "reloaded activation");
-        load_tiles(ctx, channels_, {k.tensor, k.dtype, k.columns, pass * rows, 0}, set);
+        set.rows = k.rows / passes;
+        set.columns = k.columns;
+        set.dtype = k.dtype;
+        set.tile_rows = device::partition_tile_rows(ctx.core.spec());
     }
     return a;
 }
 
+TileSet ActivationSpill::load_rows(KernelContext& ctx, uint32_t layer, TileSet LayerActivationTiles::*which,
+                                   uint32_t first_token, uint32_t first_row, uint32_t rows) const {
+    if (layer >= layers_.size()) throw std::logic_error("ActivationSpill: a layer that was not stored");
+    const DramTensor& k = layers_[layer][index_of(which)];
+    const uint32_t passes = tokens_ / pass_tokens_, pass = first_token / pass_tokens_, pass_rows = k.rows / passes;
+    if (first_row + rows > pass_rows) throw std::logic_error("ActivationSpill: rows outside a pass's activation");
+    TileSet set = device::allocate_tiles(ctx.core, rows, k.columns, k.dtype, "reloaded activation");
+    load_tiles(ctx, channels_, {k.tensor, k.dtype, k.columns, pass * pass_rows + first_row, 0}, set);
+    return set;
+}
+
 DramTensor ActivationSpill::tensor(uint32_t layer, TileSet LayerActivationTiles::*which) const {
-    const auto* found = std::find(std::begin(kKeptActivations), std::end(kKeptActivations), which);
-    if (layer >= layers_.size() || found == std::end(kKeptActivations))
-        throw std::logic_error("ActivationSpill: an activation that was not stored");
-    return layers_[layer][size_t(found - std::begin(kKeptActivations))];
+    if (layer >= layers_.size()) throw std::logic_error("ActivationSpill: an activation that was not stored");
+    return layers_[layer][index_of(which)];
+}
+
+void SpilledLayer::load_all(KernelContext& ctx) {
+    for (TileSet LayerActivationTiles::*which : kKeptActivations) {
+        TileSet& set = shapes_.*which;
+        const bool linear_input = which == &LayerActivationTiles::x || which == &LayerActivationTiles::context ||
+                                  which == &LayerActivationTiles::attended || which == &LayerActivationTiles::intermediate;
+        if (!linear_input) set = spill_.load_rows(ctx, layer_, which, first_token_, 0, set.rows);
+    }
+}
+
+EncoderLayerSaved SpilledLayer::saved() const {
+    EncoderLayerSaved s = shapes_.saved();
+    s.source = this;
+    return s;
+}
+
+TileSet SpilledLayer::load(KernelContext& ctx, const TileSet& saved, uint32_t first_row, uint32_t rows) const {
+    for (TileSet LayerActivationTiles::*which : kKeptActivations)
+        if (&(shapes_.*which) == &saved) return spill_.load_rows(ctx, layer_, which, first_token_, first_row, rows);
+    throw std::logic_error("SpilledLayer: an activation of another layer");
 }
 
 }  // namespace nsim::kernels::train

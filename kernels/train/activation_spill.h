@@ -1,7 +1,8 @@
 // The device-memory home of the activations a training step's forward keeps for its backward, when
 // SBUF cannot hold them (BERT-base at micro-batch 8 x seq 128 keeps 216 KiB per partition per
 // layer; SBUF has 192): the forward stores each layer's as soon as the layer is done and gives its
-// SBUF to the next layer; the backward loads them back, one layer at a time - what the Neuron
+// SBUF to the next layer; the backward loads each back in the block of its layer's backward that
+// reads it (SpilledLayer), rows at a time where that block runs in chunks of tokens - what the Neuron
 // compiler's spilling does. One tensor per kept activation and layer (Scratch, no contents) with
 // room for every pass of the micro-batch, a token-major activation's pass at its tokens' rows (what
 // the weight gradients, made once per micro-step over all its tokens, read back:
@@ -36,15 +37,20 @@ public:
     // Rows [first_token, + set rows) of a token-major activation of layer `layer` (a chunk of a pass's tokens).
     void store_rows(KernelContext& ctx, uint32_t layer, TileSet LayerActivationTiles::*which, const TileSet& set,
                     uint32_t first_token);
-    // Back into new on-chip TileSets of the same shapes (x_t, which the backward does not read, stays
-    // empty). Without `linear_inputs`, the linears' inputs (kLinearInputs) come back as their shapes
-    // alone, no tiles: their weight gradients are made from device memory (DeferredWeightGradients).
-    LayerActivationTiles load(KernelContext& ctx, uint32_t layer, uint32_t first_token, bool linear_inputs = true) const;
+    // Layer `layer`'s kept activations of a pass as their shapes alone, no tiles (x_t, which the
+    // backward does not read, empty): what a backward loads block by block (SpilledLayer).
+    LayerActivationTiles shapes(const KernelContext& ctx, uint32_t layer) const;
+    // Rows [first_row, + rows) of one of them, of the pass whose first token is `first_token`, into
+    // new on-chip tiles (a feature-major one's rows are its features).
+    TileSet load_rows(KernelContext& ctx, uint32_t layer, TileSet LayerActivationTiles::*which, uint32_t first_token,
+                      uint32_t first_row, uint32_t rows) const;
     // The tensor that holds activation `which` of layer `layer` (stored already): [tokens, columns]
     // for a token-major one.
     DramTensor tensor(uint32_t layer, TileSet LayerActivationTiles::*which) const;
 
 private:
+    // Activation `which`'s index in kKeptActivations.
+    static size_t index_of(TileSet LayerActivationTiles::*which);
     builder::ProgramBuilder& program_;
     const TensorChannels& channels_;
     // Activation i of layer `layer`'s tensor, made when first asked for ([rows, columns] of `dtype`).
@@ -52,6 +58,28 @@ private:
 
     uint32_t tokens_, pass_tokens_ = 0;
     std::vector<std::vector<DramTensor>> layers_;  // by layer, by kKeptActivations
+};
+
+// One layer's spilled activations of one pass as a layer backward reads them: each loaded by the
+// block that reads it, rows at a time (SavedActivationSource), the linears' inputs never (their
+// weight gradients are made from device memory: DeferredWeightGradients).
+class SpilledLayer : public SavedActivationSource {
+public:
+    SpilledLayer(const KernelContext& ctx, const ActivationSpill& spill, uint32_t layer, uint32_t first_token)
+        : spill_(spill), layer_(layer), first_token_(first_token), shapes_(spill.shapes(ctx, layer)) {}
+    SpilledLayer(const SpilledLayer&) = delete;
+    SpilledLayer& operator=(const SpilledLayer&) = delete;
+    // Every activation the backward reads but the linears' inputs into on-chip tiles now, the layer's
+    // first thing (its loads run while the layer before finishes; where SBUF holds them all).
+    void load_all(KernelContext& ctx);
+    // The shapes (or the tiles load_all made), with this as their source.
+    EncoderLayerSaved saved() const;
+    TileSet load(KernelContext& ctx, const TileSet& saved, uint32_t first_row, uint32_t rows) const override;
+
+private:
+    const ActivationSpill& spill_;
+    uint32_t layer_, first_token_;
+    LayerActivationTiles shapes_;
 };
 
 }  // namespace nsim::kernels::train

@@ -8,7 +8,8 @@
 //   dS       DVE scale * P (dP - rowsum(dP P))           (softmax_backward_rows)
 //   dV_h^T   PE dC_h(block)^T P   -> [head_size, seq]    (contraction over the block's queries:
 //   dK_h^T   PE Q_h(block)^T dS   -> [head_size, seq]     token-major operands, no transpose)
-//            summed over the sequence's query blocks in fp32 SBUF
+//            summed over the sequence's query blocks in fp32: in two PSUM banks
+//            held over the head (blocks of one shape), else in SBUF
 //   dQ_h^T   PE K_h^T dS^T, dS^T per key block by PE transposes, accumulated over the key blocks
 // Gradients come out feature-major (head h on its partitions of its feature tile), as the forward
 // keeps Q^T and K^T. The work items run one after the other (no software pipelining yet).

@@ -18,9 +18,10 @@ constexpr uint32_t kChunkSlots = 2;  // the next chunk loads while the last one 
 }  // namespace
 
 void DeferredWeightGradients::linear(KernelContext& ctx, const TileSet& x, const TileSet& dy, uint32_t weight,
-                                     uint32_t bias, uint32_t first_output) {
+                                     uint32_t bias, LinearSlice at) {
     const auto input = inputs_.find(weight);
-    if (input == inputs_.end() || input->second.x.columns != x.columns || input->second.x.rows < (pass_ + 1) * dy.rows)
+    const uint32_t pass_rows = input == inputs_.end() ? 0 : input->second.x.rows / passes_;
+    if (input == inputs_.end() || input->second.x.columns != x.columns || at.first_token + dy.rows > pass_rows)
         throw std::logic_error("DeferredWeightGradients: a linear whose input is not in device memory");
     auto found = std::find_if(deferred_.begin(), deferred_.end(), [&](const Deferred& d) { return d.weight == weight; });
     if (found == deferred_.end()) {
@@ -32,9 +33,9 @@ void DeferredWeightGradients::linear(KernelContext& ctx, const TileSet& x, const
         found = deferred_.end() - 1;
     }
     const DramTensor& t = found->dy;
-    if (first_output + dy.columns > t.columns || dy.dtype != t.dtype)
+    if (at.first_output + dy.columns > t.columns || dy.dtype != t.dtype)
         throw std::logic_error("DeferredWeightGradients: a pass's dy outside its tensor");
-    store_tiles(ctx, channels_, dy, {t.tensor, t.dtype, t.columns, pass_ * dy.rows, first_output});
+    store_tiles(ctx, channels_, dy, {t.tensor, t.dtype, t.columns, pass_ * pass_rows + at.first_token, at.first_output});
 }
 
 void DeferredWeightGradients::store_pass_rows(KernelContext& ctx, const TileSet& set, const DramTensor& tensor) const {

@@ -30,8 +30,12 @@ public:
     // pass's rows after the pass before's), and its outputs (0: as many as dy has columns): set
     // before the pass's backward reaches it.
     void set_input(uint32_t weight, const DramTensor& x, uint32_t outputs = 0) { inputs_[weight] = {x, outputs}; }
-    // The pass (of the micro-step) whose gradients come next.
-    void set_pass(uint32_t pass) { pass_ = pass; }
+    // The pass (of the micro-step's `passes`) whose gradients come next: a pass's dy goes at rows
+    // [pass x rows per pass, + rows per pass) of its tensor (rows per pass: the input's rows / passes).
+    void set_pass(uint32_t pass, uint32_t passes) {
+        pass_ = pass;
+        passes_ = passes;
+    }
 
     uint32_t block_columns() const override { return sums_.block_columns(); }
     TileSet begin(uint32_t parameter, uint32_t first_row, uint32_t first_column, uint32_t rows, uint32_t columns) override {
@@ -40,9 +44,10 @@ public:
     void end(uint32_t parameter, const TileSet& block, uint32_t first_row, uint32_t first_column) override {
         sums_.end(parameter, block, first_row, first_column);
     }
-    // Stores dy at the pass's rows and the chunk's columns (x must have been given by set_input).
+    // Stores dy at the pass's rows (from its chunk's first token on) and the chunk's columns (x must
+    // have been given by set_input; its tiles are not read).
     void linear(KernelContext& ctx, const TileSet& x, const TileSet& dy, uint32_t weight, uint32_t bias,
-                uint32_t first_output) override;
+                LinearSlice at) override;
     // Stores `set` at rows [pass * set rows, + set rows) of `tensor` (a pass's share of an input),
     // over the channel the gradients read it from.
     void store_pass_rows(KernelContext& ctx, const TileSet& set, const DramTensor& tensor) const;
@@ -67,7 +72,7 @@ private:
     builder::ProgramBuilder& program_;
     const TensorChannels& channels_;
     GradientSums& sums_;
-    uint32_t pass_ = 0;
+    uint32_t pass_ = 0, passes_ = 1;
     std::map<uint32_t, Input> inputs_;  // by weight parameter
     std::vector<Deferred> deferred_;         // in the order the backward made them
 };

@@ -1,5 +1,7 @@
 #include "train/encoder_layer_backward.h"
 
+#include <stdexcept>
+
 #include "train/activation_backward.h"
 #include "train/attention_backward.h"
 #include "train/layer_norm_backward.h"
@@ -54,12 +56,33 @@ void norm_backward(KernelContext& ctx, const TileSet& x, const TileSet& dy, cons
     sink.end(gamma + 1, dbeta, 0, 0);
 }
 
-// dx of a linear layer, then its weight and bias gradients into the sink.
+// dx of a linear layer, then its weight and bias gradients into the sink (dy: the pass's tokens from
+// `first_token` on).
 void linear(KernelContext& ctx, const TileSet& x, const TileSet& dy, const device::DramMatrix& w, TileSet& dx,
-            GradientSink& sink, uint32_t weight) {
+            GradientSink& sink, uint32_t weight, uint32_t first_token = 0) {
     const ScratchScope scratch(ctx);
     linear_backward(ctx, x, dy, w, {&dx, nullptr, nullptr});
-    sink.linear(ctx, x, dy, weight, weight + 1, 0);
+    sink.linear(ctx, x, dy, weight, weight + 1, LinearSlice{0, first_token});
+}
+
+// Rows [first, + count) of a saved activation on chip: a view of its tiles, or (its shape alone)
+// loaded from its source now, into SBUF the caller's scope gives back.
+TileSet on_chip(KernelContext& ctx, const EncoderLayerSaved& s, const TileSet& saved, uint32_t first, uint32_t count) {
+    if (!saved.tiles.empty()) return row_tiles(saved, first, count);
+    if (!s.source) throw std::logic_error("encoder_layer_backward: an activation neither on chip nor with a source");
+    return s.source->load(ctx, saved, first, count);
+}
+TileSet on_chip(KernelContext& ctx, const EncoderLayerSaved& s, const TileSet& saved) {
+    return on_chip(ctx, s, saved, 0, saved.rows);
+}
+
+// The tokens the feed-forward block's backward takes at once (EncoderLayerSaved::chunk_tokens).
+uint32_t ffn_chunk_tokens(const EncoderLayerSaved& s, uint32_t tokens, uint32_t tile_rows) {
+    const uint32_t chunk = s.chunk_tokens;
+    if (chunk == 0 || chunk >= tokens) return tokens;
+    if (chunk % tile_rows != 0 || tokens % chunk != 0)
+        throw std::invalid_argument("encoder layer backward: FFN chunks must be whole partition tiles that divide the pass");
+    return chunk;
 }
 
 }  // namespace
@@ -71,48 +94,72 @@ void encoder_layer_backward(KernelContext& ctx, const device::AttentionShape& sh
     const uint32_t tokens = dy.rows, hidden = dy.columns, inter = p.intermediate.rows;
 
     // Feed-forward block: LN2, output dense, GELU, intermediate dense, and the residual, whose sum
-    // (d attended) goes into d output sum's tiles. d intermediate is given back after GELU's backward,
-    // as the attention block's d context is before the projections: each block's outputs are allocated
-    // before its scratch (BERT-large in passes of two sequences fits SBUF so).
-    TileSet d_attended = tiles(ctx, tokens, hidden, mm, "d output sum");
-    norm_backward(ctx, *s.output_sum, dy, p.output_gamma_row, p.layer_norm_eps, d_attended, sink, first + kOutputNormGamma);
-    const LayerDropout& drop = p.dropout;
-    // The gradient of a dense whose output the forward dropped: dy with the same mask (dy itself when none).
-    TileSet d_dense = drop.hidden > 0 ? tiles(ctx, tokens, hidden, mm, "d dropped dense") : TileSet{};
-    auto dropped = [&](const TileSet& dy_sum, uint32_t key) -> const TileSet& {
-        if (drop.hidden == 0) return dy_sum;
-        dropout_tokens(ctx, dy_sum, d_dense, drop.hidden, key, drop.first_token);
-        return d_dense;
-    };
-    // d intermediate in goes into the pre-GELU activations' tiles (no one reads them after GELU's backward).
-    TileSet d_intermediate_in = *s.intermediate_in;
+    // (d attended) goes into d output sum's tiles. Each block's outputs are allocated before its
+    // scratch and the activations it loads (SavedActivationSource), given back when it is done.
+    // d output sum's SBUF is d context's once LN1's backward has read it.
+    const builder::Buffer d_sum_room =
+        ctx.core.sbuf_region(device::tile_set_bytes(ctx.core, tokens, hidden, mm), "d output sum, then d context");
+    TileSet d_attended = device::alias_tiles(ctx.core, d_sum_room, 0, tokens, hidden, mm);
     {
-        const ScratchScope ffn(ctx);
-        TileSet d_intermediate = tiles(ctx, tokens, inter, mm, "d intermediate");
-        linear(ctx, *s.intermediate, dropped(d_attended, drop.ffn_output_key), p.output, d_intermediate, sink,
-               first + kOutputWeight);
-        gelu_backward(ctx, *s.intermediate_in, d_intermediate, d_intermediate_in);
+        const ScratchScope ln2(ctx);
+        norm_backward(ctx, on_chip(ctx, s, *s.output_sum), dy, p.output_gamma_row, p.layer_norm_eps, d_attended, sink,
+                      first + kOutputNormGamma);
     }
-    {
-        const ScratchScope residual(ctx);
-        TileSet d_dense_in = tiles(ctx, tokens, hidden, mm, "d attended");
-        linear(ctx, *s.attended, d_intermediate_in, p.intermediate, d_dense_in, sink, first + kIntermediateWeight);
-        add_into(ctx, d_attended, d_dense_in);  // d output sum + d dense in: d attended
+    const LayerDropout& drop = p.dropout;
+    const uint32_t chunk = ffn_chunk_tokens(s, tokens, dy.tile_rows);
+    // The gradient of a dense whose output the forward dropped: dy (rows of the pass from
+    // `first_token` on) with the same mask (dy itself when none), in one buffer of the layer's, or
+    // (in chunks of tokens, where SBUF is short) in SBUF of the caller's scope.
+    const TileSet d_dense = drop.hidden > 0 && chunk == tokens ? tiles(ctx, tokens, hidden, mm, "d dropped dense") : TileSet{};
+    auto dropped = [&](const TileSet& dy_sum, uint32_t key, uint32_t first_token) -> TileSet {
+        if (drop.hidden == 0) return dy_sum;
+        TileSet d = d_dense.tiles.empty() ? tiles(ctx, dy_sum.rows, dy_sum.columns, mm, "d dropped dense")
+                                          : row_tiles(d_dense, first_token, dy_sum.rows);
+        dropout_tokens(ctx, dy_sum, d, drop.hidden, key, drop.first_token + first_token);
+        return d;
+    };
+    // In chunks of tokens (all of them at once by default), each chunk's d intermediate in going into
+    // its pre-GELU activations' tiles (no one reads them after GELU's backward) and its d attended
+    // into its rows of d output sum (which the next chunks do not read).
+    for (uint32_t c = 0; c < tokens; c += chunk) {
+        const ScratchScope ffn(ctx);
+        TileSet d_attended_rows = row_tiles(d_attended, c, chunk);
+        TileSet d_intermediate_in = on_chip(ctx, s, *s.intermediate_in, c, chunk);
+        {
+            const ScratchScope gelu(ctx);
+            TileSet d_intermediate = tiles(ctx, chunk, inter, mm, "d intermediate");
+            linear(ctx, row_tiles(*s.intermediate, c, chunk), dropped(d_attended_rows, drop.ffn_output_key, c), p.output,
+                   d_intermediate, sink, first + kOutputWeight, c);
+            gelu_backward(ctx, d_intermediate_in, d_intermediate, d_intermediate_in);
+        }
+        TileSet d_dense_in = tiles(ctx, chunk, hidden, mm, "d attended");
+        linear(ctx, row_tiles(*s.attended, c, chunk), d_intermediate_in, p.intermediate, d_dense_in, sink,
+               first + kIntermediateWeight, c);
+        add_into(ctx, d_attended_rows, d_dense_in);  // d output sum + d dense in: d attended
     }
 
     // Attention block: LN1, output projection, attention, Q/K/V projections, and the residual.
-    norm_backward(ctx, *s.attention_sum, d_attended, p.attention_gamma_row, p.layer_norm_eps, dx, sink,
-                  first + kAttentionNormGamma);
+    {
+        const ScratchScope ln1(ctx);
+        norm_backward(ctx, on_chip(ctx, s, *s.attention_sum), d_attended, p.attention_gamma_row, p.layer_norm_eps, dx,
+                      sink, first + kAttentionNormGamma);
+    }
     TileSet dq_t = tiles(ctx, hidden, tokens, mm, "dq^T"), dk_t = tiles(ctx, hidden, tokens, mm, "dk^T");
     TileSet dv_t = tiles(ctx, hidden, tokens, mm, "dv^T");
     {
         const ScratchScope context(ctx);
-        TileSet d_context = tiles(ctx, tokens, hidden, mm, "d context");
-        linear(ctx, *s.context, dropped(dx, drop.attention_output_key), p.attention_output, d_context, sink,
-               first + kAttentionOutputWeight);
+        // Loaded first, while the output projection's backward runs.
+        const TileSet q = on_chip(ctx, s, *s.q), k = on_chip(ctx, s, *s.k);
+        const TileSet q_t = on_chip(ctx, s, *s.q_t), k_t = on_chip(ctx, s, *s.k_t), v_t = on_chip(ctx, s, *s.v_t);
+        TileSet d_context = device::alias_tiles(ctx.core, d_sum_room, 0, tokens, hidden, mm);
+        {
+            const ScratchScope output_dense(ctx);
+            linear(ctx, *s.context, dropped(dx, drop.attention_output_key, 0), p.attention_output, d_context, sink,
+                   first + kAttentionOutputWeight);
+        }
         TileSet d_context_t = tiles(ctx, hidden, tokens, mm, "d context^T");
         transpose_tiles(ctx, d_context, d_context_t);
-        attention_backward(ctx, shape, {s.q, s.k, s.q_t, s.k_t, s.v_t, &d_context, &d_context_t, p.mask, drop.attention},
+        attention_backward(ctx, shape, {&q, &k, &q_t, &k_t, &v_t, &d_context, &d_context_t, p.mask, drop.attention},
                            {&dq_t, &dk_t, &dv_t});
     }
     const std::pair<const TileSet*, uint32_t> projections[] = {

@@ -2,8 +2,10 @@
 // device, chaining the backward kernels from the layer's output gradient to its input's:
 //   LN2 -> output dense -> GELU -> intermediate dense -> (+ residual) -> LN1 -> attention output dense
 //   -> attention (dQ, dK, dV) -> Q, K, V dense -> (+ residual) = dx
-// The forward's activations it reads are on chip (saved by the forward, or given by a test); the
-// attention gradients come out feature-major and are transposed for the Q/K/V weight gradients.
+// The forward's activations it reads are on chip (saved by the forward, or given by a test), or
+// loaded by the block that reads them (EncoderLayerSaved::source), the feed-forward block's a chunk
+// of tokens at a time (EncoderLayerSaved::chunk_tokens); the attention gradients come out
+// feature-major and are transposed for the Q/K/V weight gradients.
 // With dropout, each dense whose output the forward dropped gets the gradient with the same mask
 // applied (the residual's share keeps it whole), and attention_backward drops as the forward did.
 // Every dtype is the program's matmul dtype except the parameter gradients (fp32, what AdamW reads).
@@ -15,6 +17,17 @@
 
 namespace nsim::kernels::train {
 
+// Where a layer's backward gets a saved activation that is its shape alone, no tiles (spilled to
+// device memory by the forward: SpilledLayer): loaded by the block that reads it, into SBUF that is
+// the block's (given back when the block is done).
+class SavedActivationSource {
+public:
+    virtual ~SavedActivationSource() = default;
+    // Rows [first_row, + rows) of `saved` (one of its layer's EncoderLayerSaved; a feature-major one's
+    // rows are its features) into new on-chip tiles.
+    virtual TileSet load(KernelContext& ctx, const TileSet& saved, uint32_t first_row, uint32_t rows) const = 0;
+};
+
 struct EncoderLayerSaved {
     const TileSet *x, *q, *k;                 // token-major [tokens, hidden]
     const TileSet *q_t, *k_t, *v_t;            // feature-major [hidden, tokens]
@@ -22,6 +35,14 @@ struct EncoderLayerSaved {
     // token-major [tokens, intermediate]; the backward overwrites intermediate_in's tiles (with its gradient)
     const TileSet *intermediate_in, *intermediate;
     const TileSet *output_sum;                           // token-major [tokens, hidden]
+    // Of the activations without tiles: null when all are on chip. The linears' inputs (x, context,
+    // attended, intermediate) are never loaded: only a sink that makes their weight gradients from
+    // device memory takes them so (DeferredWeightGradients).
+    const SavedActivationSource* source = nullptr;
+    // The feed-forward block's backward over this many tokens at a time, each chunk's rows of the
+    // pre-GELU values loaded (when they come from `source`), its d intermediate [chunk, intermediate]
+    // (0: the pass's tokens at once). Whole partition tiles that divide the pass's tokens.
+    uint32_t chunk_tokens = 0;
 };
 
 struct EncoderLayerParameters {

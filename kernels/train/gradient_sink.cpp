@@ -43,7 +43,10 @@ private:
 }  // namespace
 
 void GradientSink::linear(KernelContext& ctx, const TileSet& x, const TileSet& dy, uint32_t weight, uint32_t bias,
-                          uint32_t first_output) {
+                          LinearSlice at) {
+    if (at.first_token != 0 || x.tiles.empty())
+        throw std::logic_error("GradientSink: a linear's gradients made now need its input on chip and the pass's tokens at once");
+    const uint32_t first_output = at.first_output;
     if (first_output == 0) {
         linear_parameter_gradients(ctx, x, dy, *this, weight, bias);
         return;

@@ -14,6 +14,13 @@ namespace nsim::kernels::train {
 
 inline constexpr uint32_t kNoParameter = UINT32_MAX;
 
+// Which part of a linear layer's output gradient a dy is: its columns are the layer's outputs
+// [first_output, + dy columns) (a layer made in chunks of outputs: the decoder over the vocabulary),
+// its rows the pass's tokens [first_token, + dy rows) (a pass's backward in chunks of tokens).
+struct LinearSlice {
+    uint32_t first_output = 0, first_token = 0;
+};
+
 class GradientSink {
 public:
     virtual ~GradientSink() = default;
@@ -26,12 +33,13 @@ public:
     // That block is written.
     virtual void end(uint32_t parameter, const TileSet& block, uint32_t first_row, uint32_t first_column) = 0;
     // The weight and bias gradients of a linear layer from its input x and output gradient dy
-    // (token-major), dy's columns being the layer's outputs [first_output, + dy columns) (a layer
-    // made in chunks of outputs: the decoder over the vocabulary; else 0): made now, block by block
-    // (linear_parameter_gradients, below), unless the sink keeps dy to make them later over more
-    // tokens (DeferredWeightGradients). `bias` kNoParameter: a layer without one.
+    // (token-major), dy being `at` of the layer's outputs and the pass's tokens (LinearSlice): made
+    // now, block by block (linear_parameter_gradients, below), x on chip and dy over the pass's tokens
+    // at once, unless the sink keeps dy to make them later over more tokens (DeferredWeightGradients,
+    // which also takes a pass in chunks of tokens, x its shape alone). `bias` kNoParameter: a layer
+    // without one.
     virtual void linear(KernelContext& ctx, const TileSet& x, const TileSet& dy, uint32_t weight, uint32_t bias,
-                        uint32_t first_output);
+                        LinearSlice at);
 };
 
 // Blocks of whole rows of on-chip TileSets, one per parameter (given by the caller).

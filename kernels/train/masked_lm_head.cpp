@@ -35,7 +35,7 @@ public:
             TileSet dz_c = dz;
             dz_c.columns = z.columns;
             loss_.gradient(z, c, dz_c);
-            sink.linear(ctx_, f_.transformed, dz_c, p.word, p.decoder_bias, c);
+            sink.linear(ctx_, f_.transformed, dz_c, p.word, p.decoder_bias, LinearSlice{c, 0});
             TileSet dz_t_c = dz_t;
             dz_t_c.rows = z.columns;
             dz_t_c.tiles.resize((z.columns + dz_t.tile_rows - 1) / dz_t.tile_rows);

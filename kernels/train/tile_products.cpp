@@ -88,4 +88,15 @@ TileSet ones_column(KernelContext& ctx, uint32_t rows, isa::DType dtype) {
     return ones;
 }
 
+TileSet row_tiles(const TileSet& set, uint32_t first, uint32_t count) {
+    if (first % set.tile_rows != 0 || first + count > set.rows)
+        throw std::logic_error("row_tiles: rows that are not whole tiles of the set");
+    TileSet rows = set;
+    rows.rows = count;
+    if (!set.tiles.empty())
+        rows.tiles.assign(set.tiles.begin() + first / set.tile_rows,
+                          set.tiles.begin() + (first + count + set.tile_rows - 1) / set.tile_rows);
+    return rows;
+}
+
 }  // namespace nsim::kernels::train

@@ -50,4 +50,8 @@ void broadcast_elements(KernelContext& ctx, builder::DmaChannel& channel, uint32
 // A [rows, 1] TileSet of ones in `dtype` (the stationary operand of a sum over tokens).
 TileSet ones_column(KernelContext& ctx, uint32_t rows, isa::DType dtype);
 
+// Rows [first, first + count) of a token-major TileSet (whole tiles of it: `first` a multiple of its
+// tile rows), sharing its SBUF; of a TileSet without tiles (a shape), that shape's rows.
+TileSet row_tiles(const TileSet& set, uint32_t first, uint32_t count);
+
 }  // namespace nsim::kernels::train

@@ -14,18 +14,26 @@ public:
             device::AttentionScratch& attention)
         : ctx_(ctx), channel_(channel), model_(model), in_(in), attention_(attention),
           tokens_(in.shape.batch * in.shape.seq), hidden_(in.shape.heads * in.shape.head_size),
-          norm_scratch_(device::allocate_layer_norm_scratch(ctx.core, hidden_, ctx.dtypes)),
-          zero_value_bias_(zero_columns(ctx, (hidden_ + tile_rows() - 1) / tile_rows())) {}
+          own_ring_(attention.scores.empty()) {}
 
     ForwardTiles run() {
         ForwardTiles f;
         f.embedding_sum = tiles(tokens_, hidden_, ctx_.dtypes.activation, "embedding sum");
-        if (in_.spill)
-            for (Carry& c : carries_) {
-                c.x = tiles(tokens_, hidden_, ctx_.dtypes.activation, "layer input");
-                c.x_t = tiles(hidden_, tokens_, ctx_.dtypes.matmul, "layer input^T");
-            }
+        if (in_.spill) {
+            // The spare carry's token-major tiles first, then what the backward's layers may have.
+            const uint32_t spare = uint32_t(model_.layers.size() + 1) % 2;
+            carries_[spare].x = tiles(tokens_, hidden_, ctx_.dtypes.activation, "layer input");
+            f.spare = carries_[spare].x;
+            f.spare_mark = ctx_.core.sbuf_mark();
+            carries_[1 - spare].x = tiles(tokens_, hidden_, ctx_.dtypes.activation, "layer input");
+            for (Carry& c : carries_) c.x_t = tiles(hidden_, tokens_, ctx_.dtypes.matmul, "layer input^T");
+        }
+        zero_value_bias_ = zero_columns(ctx_, (hidden_ + tile_rows() - 1) / tile_rows());
+        // With a spill the layernorm's scratch and the softmax's ring are the embedding's and then
+        // each layer's, given back with the layer's SBUF (so the heads' backward has them).
+        if (!in_.spill) allocate_scratch();
         layer_mark_ = ctx_.core.sbuf_mark();
+        if (in_.spill) allocate_scratch();
         const builder::Buffer region =
             ctx_.core.sbuf_region(device::embedding_scratch_bytes(hidden_, ctx_.dtypes), "embedding scratch");
         device::EmbeddingScratch scratch = device::alias_embedding_scratch(ctx_.core, region, 0, hidden_, ctx_.dtypes);
@@ -39,7 +47,10 @@ public:
             transpose_tiles(ctx_, x, x_t);
         }
         for (uint32_t l = 0; l < model_.layers.size(); ++l) {
-            if (in_.spill) ctx_.core.sbuf_rewind(layer_mark_);
+            if (in_.spill) {
+                ctx_.core.sbuf_rewind(layer_mark_);
+                allocate_scratch();
+            }
             const TrainedLayer layer = with_on_chip_rows(ctx_, channel_, model_.layers[l]);
             LayerActivationTiles a = encoder_layer(l, layer, in_.dropout.layer(l), std::move(x), std::move(x_t));
             carry(l + 1, x, x_t);
@@ -55,6 +66,12 @@ public:
     }
 
 private:
+    // The layernorm's scratch and, unless the caller's attention scratch has one, the softmax's ring.
+    void allocate_scratch() {
+        norm_scratch_ = device::allocate_layer_norm_scratch(ctx_.core, hidden_, ctx_.dtypes);
+        if (own_ring_) device::allocate_softmax_ring(ctx_.core, in_.shape, ctx_.dtypes, attention_);
+    }
+
     // With a spill, layer l's input and output live in the two carries in turn (empty otherwise:
     // normalized allocates them).
     void carry(uint32_t l, TileSet& x, TileSet& x_t) const {
@@ -119,14 +136,6 @@ private:
         TileSet out = tiles(w.forward.columns, columns ? columns->size : x_t.columns, ctx_.dtypes.matmul, what);
         device::feature_major_linear(ctx_, x_t, w.forward, w.bias_columns, func, out, columns);
         return out;
-    }
-    // Rows [first, first + count) of a token-major TileSet (whole tiles of it), sharing its SBUF.
-    TileSet row_tiles(const TileSet& set, uint32_t first, uint32_t count) const {
-        TileSet rows = set;
-        rows.tiles.assign(set.tiles.begin() + first / set.tile_rows,
-                          set.tiles.begin() + (first + count + set.tile_rows - 1) / set.tile_rows);
-        rows.rows = count;
-        return rows;
     }
     // A pre-norm sum starting from the residual `x` (a copy of it; residual_linear adds the dense).
     TileSet residual(const TileSet& x, const std::string& what = "attention sum") {
@@ -259,6 +268,7 @@ public:
         const isa::DType mm = ctx_.dtypes.matmul;
         const TrainedMaskedLmHead& head = *model_.masked_lm;
         MaskedLmTiles m;
+        norm_scratch_ = device::allocate_layer_norm_scratch(ctx_.core, hidden_, ctx_.dtypes);
         TileSet masked_t = tiles(hidden_, onehot.columns, mm, "masked^T");
         contract_tokens(ctx_, output, onehot, masked_t);
         m.masked = transposed(masked_t, mm, "masked");
@@ -294,8 +304,9 @@ private:
     builder::DmaChannel& channel_;
     const TrainedBert& model_;
     const ForwardInputs& in_;
-    device::AttentionScratch& attention_;
+    device::AttentionScratch attention_;  // the caller's (its mask), with a ring of the forward's own if it has none
     uint32_t tokens_, hidden_;
+    bool own_ring_;
     device::LayerNormScratch norm_scratch_;
     ColumnParams zero_value_bias_;
     struct Carry {

@@ -40,10 +40,6 @@ inline constexpr TileSet LayerActivationTiles::*kKeptActivations[] = {
     &LayerActivationTiles::k_t, &LayerActivationTiles::v_t, &LayerActivationTiles::context,
     &LayerActivationTiles::attention_sum, &LayerActivationTiles::attended, &LayerActivationTiles::intermediate_in,
     &LayerActivationTiles::intermediate, &LayerActivationTiles::output_sum};
-// The linears' inputs among them: what only the weight gradients read (dx = dy W needs their shapes).
-inline constexpr TileSet LayerActivationTiles::*kLinearInputs[] = {
-    &LayerActivationTiles::x, &LayerActivationTiles::context, &LayerActivationTiles::attended,
-    &LayerActivationTiles::intermediate};
 
 class ActivationSpill;
 
@@ -60,6 +56,13 @@ struct ForwardTiles {
     TileSet output, output_t;                 // the encoder's output, both layouts
     TileSet cls, pooled;                      // [batch, hidden]: the first tokens, tanh(pooler)
     TileSet logits;                           // [batch, labels] fp32
+    // With a spill, the forward's SBUF from spare_mark on (the carries but `spare`, the head's tiles)
+    // is read by the heads' backward at most (the softmax's ring and the layernorm scratch are the
+    // layers', given back with theirs); below it: the embedding sum (the embedding layernorm's
+    // backward reads it, last) and `spare`, the carry the output is not in (token-major; layer L-1's
+    // input, free after the last layer: a step puts the encoder output's gradient there).
+    TileSet spare;
+    uint64_t spare_mark = 0;
 };
 
 struct ForwardInputs {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "train/activation_spill.h"
@@ -133,7 +134,7 @@ public:
 private:
     void pass(uint32_t j) {
         const uint32_t batch = s_.shape.batch, seq = s_.shape.seq, count = batch * seq, first = j * batch;
-        if (s_.deferred) s_.deferred->set_pass(j);
+        if (s_.deferred) s_.deferred->set_pass(j, s_.passes);
         const uint32_t num_labels = uint32_t(s_.model.classifier.backward.rows);
         const isa::DType mm = ctx_.dtypes.matmul;
         ForwardInputs in;
@@ -153,8 +154,8 @@ private:
 
         std::optional<Predictions> predictions;
         if (s_.model.masked_lm) predictions = this->predictions(first);
+        TileSet loss = j == 0 ? s_.loss_sum : tiles(1, 1, kFp32, "loss");  // below the forward: read after the backward
         const ForwardTiles f = training_forward(ctx_, channel_, s_.model, in, s_.attention);
-        TileSet loss = j == 0 ? s_.loss_sum : tiles(1, 1, kFp32, "loss");
         TileSet dlogits = tiles(batch, num_labels, mm, "dlogits");
         cross_entropy(ctx_, f.logits, labels, s_.class_row, dlogits, loss, s_.micro_batch);
         s_.phases->end(kForwardPhase);
@@ -224,8 +225,15 @@ private:
         GradientSink& layer_sink = s_.deferred ? static_cast<GradientSink&>(*s_.deferred) : sums;
         sums.place_rooms();  // above the forward's SBUF, which is gone at the next pass's rewind
         // Layer l reads its output's gradient from dy[(l + 1) % 2] and writes its input's into dy[l % 2].
-        TileSet dy[2] = {tiles(count, hidden, mm, "d layer io"), tiles(count, hidden, mm, "d layer io")};
-        const uint64_t mark = ctx_.core.sbuf_mark();
+        // With a spill the heads' backward writes the encoder output's into the forward's spare carry,
+        // and the layers' backward has the forward's SBUF above it (ForwardTiles::spare_mark): the
+        // rooms and the other dy are placed there after the heads.
+        const bool give_back = s_.spill != nullptr;
+        TileSet dy[2];
+        if (give_back) dy[layers % 2] = alias_as(f.spare, mm);
+        else
+            for (TileSet& d : dy) d = tiles(count, hidden, mm, "d layer io");
+        uint64_t mark = ctx_.core.sbuf_mark();
         {
             LinearGradientTiles pooler{tiles(hidden, hidden, kFp32, "dpooler.weight"), tiles(1, hidden, kFp32, "dpooler.bias")};
             LinearGradientTiles classifier{tiles(num_labels, hidden, kFp32, "dclassifier.weight"),
@@ -240,18 +248,31 @@ private:
             ctx_.core.sbuf_rewind(mark);
             masked_lm(f, in, *predictions, head + 4, loss, dy[layers % 2]);
         }
+        if (give_back) {
+            ctx_.core.sbuf_rewind(f.spare_mark);
+            sums.place_rooms();
+            dy[(layers + 1) % 2] = tiles(count, hidden, mm, "d layer io");
+            mark = ctx_.core.sbuf_mark();
+        }
         for (uint32_t l = layers; l-- > 0;) {
             ctx_.core.sbuf_rewind(mark);
             const TrainedLayer w = with_on_chip_rows(ctx_, channel_, model.layers[l], LayerPass::Backward);
-            LayerActivationTiles reloaded;
-            if (s_.spill) reloaded = s_.spill->load(ctx_, l, in.first_row * s_.shape.seq, !s_.deferred);
-            if (s_.deferred) defer_layer(l);
-            const LayerActivationTiles& a = s_.spill ? reloaded : f.layers[l];
+            // Spilled: the linears' inputs read from device memory (defer_layer), the other activations
+            // loaded up front, or (passes in chunks of tokens, where SBUF is short) each by the block
+            // that reads it, the FFN's a chunk at a time as the forward made them.
+            std::optional<SpilledLayer> spilled;
+            if (s_.spill) {
+                spilled.emplace(ctx_, *s_.spill, l, in.first_row * s_.shape.seq);
+                if (s_.chunk_tokens == 0) spilled->load_all(ctx_);
+                defer_layer(l);
+            }
+            EncoderLayerSaved saved = spilled ? spilled->saved() : f.layers[l].saved();
+            if (spilled) saved.chunk_tokens = s_.chunk_tokens;
             const EncoderLayerParameters params{w.query.backward, w.key.backward, w.value.backward,
                                                 w.attention_output.backward, w.intermediate.backward, w.output.backward,
                                                 w.attention_norm.gamma_row_fp32, w.output_norm.gamma_row_fp32,
                                                 s_.layer_norm_eps, s_.attention.mask, in.dropout.layer(l)};
-            encoder_layer_backward(ctx_, s_.shape, a.saved(), params, dy[(l + 1) % 2], layer_sink,
+            encoder_layer_backward(ctx_, s_.shape, saved, params, dy[(l + 1) % 2], layer_sink,
                                    kFirstLayerParameter + kLayerParameters * l, dy[l % 2]);
         }
         ctx_.core.sbuf_rewind(mark);
@@ -273,6 +294,17 @@ private:
         positions.rows = count;
         positions.tiles.resize((count + positions.tile_rows - 1) / positions.tile_rows);
         table_gradients(ids, types, positions, d_sum);
+    }
+
+    // `set`'s tiles holding `dtype` elements (no wider than its own), over its SBUF.
+    TileSet alias_as(const TileSet& set, isa::DType dtype) {
+        if (isa::size_in_bytes(dtype) > isa::size_in_bytes(set.dtype))
+            throw std::logic_error("training step: an alias holds elements no wider than its buffer's");
+        TileSet alias = set;
+        alias.dtype = dtype;
+        for (builder::Buffer& b : alias.tiles)
+            b = ctx_.core.sbuf_alias(b, 0, uint64_t(set.columns) * isa::size_in_bytes(dtype));
+        return alias;
     }
 
     // The encoder layer l's linears' inputs, where the forward spilled them (DeferredWeightGradients).
@@ -440,7 +472,9 @@ void build_micro_step(GraphCore& g, builder::ProgramBuilder& program, const Trai
                                      ctx.partitions(), "row index");
     s.class_row = load_broadcast_row(ctx, channel, add_index_row(program, "class index", num_labels), num_labels,
                                      "class index");
-    s.attention = device::allocate_attention_scratch(ctx.core, s.shape, ctx.dtypes);
+    // With a spill, each pass allocates the softmax's ring in its forward (and gives it back after).
+    if (options.spill_activations) s.attention.mask = device::allocate_attention_mask(ctx.core, s.shape);
+    else s.attention = device::allocate_attention_scratch(ctx.core, s.shape, ctx.dtypes);
     s.staging = ctx.core.sbuf(uint64_t(count) * 4, "mask staging");
     s.loss_output = program.add_tensor(kLossOutput, isa::TensorRole::Output, kFp32, {1, 1});
     s.loss_sum = device::allocate_tiles(ctx.core, 1, 1, kFp32, "micro-step loss");

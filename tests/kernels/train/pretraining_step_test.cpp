@@ -13,7 +13,14 @@
 // activations and matmuls; fp32 states): 5e-2, TrainingStep's bf16 bound; measured values printed.
 // `fp32_seq256_spilled_in_passes`: the same at seq 256 (two 128-token attention blocks per sequence,
 // the padding and the predictions spread over both), one sequence a pass as phase 2 runs;
-// `fp32_seq256_ffn_in_chunks` with the FFN in chunks of 128 tokens (two a pass), as phase 2 builds it.
+// `fp32_seq256_ffn_in_chunks` with the FFN's forward and backward in chunks of 128 tokens (two a
+// pass), as phase 2 builds it: each chunk's pre-GELU rows reloaded, its output and intermediate
+// dense's dy stored at the chunk's rows for the deferred weight gradients (rows misplaced by a chunk
+// fail the FFN's gradients);
+// `fp32_seq256_ffn_in_chunks_in_64kib` the same built for a core with 64 KiB of SBUF per partition
+// (run on trn1's): it fits only if the backward has the forward's SBUF back (the step's peak, layer 1's
+// attention backward, is 57.1 KiB; on the forward's carries, softmax ring and layernorm scratch it was
+// 78.1 KiB and the heads' backward did not fit in 64).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -102,6 +109,7 @@ struct PretrainingCase {
     bool spill = false;  // activations through device memory, the micro-batch one sequence a pass
     uint32_t seq = kSeq;
     uint32_t chunk_tokens = 0;  // the FFN's tokens at once (TrainingOptions::chunk_tokens)
+    uint32_t sbuf_kib = 0;      // built for a core with this much SBUF per partition (0: the instance's)
 };
 void PrintTo(const PretrainingCase& c, std::ostream* os) { *os << c.name; }
 
@@ -131,11 +139,14 @@ TEST_P(PretrainingStep, LossesAndGradientSumsOfTwoStepsMatchTheReference) {
         options.pass_batch = 1;
         options.chunk_tokens = param.chunk_tokens;
     }
+    config::NeuronCoreSpec spec = h.program().spec();
+    if (param.sbuf_kib) spec.sbuf.bytes_per_partition = uint64_t(param.sbuf_kib) * 1024;
+    builder::ProgramBuilder builder(spec, 1);
     const train::TrainingProgram program =
-        train::training_step(h.program(), h.dtypes(), testing::weight_slot_columns(h.program().spec()), weights, m, v, options);
+        train::training_step(builder, h.dtypes(), testing::weight_slot_columns(spec), weights, m, v, options);
     std::vector<BertTensorSlot> slots = bert_tensor_slots(weights, true);
     ASSERT_EQ(program.parameters.size(), slots.size());
-    DeviceRun run(kInstance, h.program().finish());
+    DeviceRun run(kInstance, builder.finish());
 
     for (uint32_t t = 3; t <= 4; ++t) {
         const std::vector<PretrainingBatch> batches = {pretraining_batch(2 * t - 6, param.seq),
@@ -197,6 +208,7 @@ INSTANTIATE_TEST_SUITE_P(Trn1, PretrainingStep,
                                            PretrainingCase{"fp32_spilled_in_passes", Precision::Fp32, true},
                                            PretrainingCase{"fp32_seq256_spilled_in_passes", Precision::Fp32, true, 256},
                                            PretrainingCase{"fp32_seq256_ffn_in_chunks", Precision::Fp32, true, 256, 128},
+                                           PretrainingCase{"fp32_seq256_ffn_in_chunks_in_64kib", Precision::Fp32, true, 256, 128, 64},
                                            PretrainingCase{"bf16", Precision::Bf16}),
                          [](const ::testing::TestParamInfo<PretrainingCase>& info) { return std::string(info.param.name); });
 

@@ -477,8 +477,9 @@ reference::EncoderDropoutMasks dropout_masks(const BertConfig& c, const referenc
 // counts the micro-step graphs' executions: step * grad_accum + micro-step), learning rate 0 so that
 // both steps start from the same parameters. The two steps' gradients differ by their masks alone.
 // At seq 16 and at seq 256 (each probability row's mask over two 128-key blocks, in passes of one
-// sequence as phase 2 runs).
-void expect_dropout_gradients(uint32_t seq, bool spill) {
+// sequence as phase 2 runs; and with the FFN's forward and backward in chunks of `chunk_tokens`, as
+// phase 2 builds it: each chunk's mask rows, and its gradient rows, where the chunk's tokens are).
+void expect_dropout_gradients(uint32_t seq, bool spill, uint32_t chunk_tokens = 0) {
     KernelHarness h(kInstance, Precision::Fp32);
     BertConfig config = small_config();
     config.max_position_embeddings = std::max<int64_t>(config.max_position_embeddings, seq);
@@ -489,6 +490,7 @@ void expect_dropout_gradients(uint32_t seq, bool spill) {
     if (spill) {
         options.spill_activations = true;
         options.pass_batch = 1;
+        options.chunk_tokens = chunk_tokens;
     }
     options.grad_accum = kAccum;
     options.hidden_dropout = 0.1f;
@@ -529,6 +531,10 @@ TEST(TrainingStepDropout, GradientsMatchTheReferenceWithTheMasksRegeneratedFromT
 }
 
 TEST(TrainingStepDropout, AttentionMasksSpanTheKeyBlocksOfLongSequences) { expect_dropout_gradients(256, true); }
+
+TEST(TrainingStepDropout, FeedForwardInTokenChunksDropsAndDifferentiatesEachChunksRows) {
+    expect_dropout_gradients(256, true, 128);
+}
 
 // A program whose matmul and activation dtypes differ, empty micro-batches, sequences longer than the
 // position table, optimizer states of a third dtype or table chunks of no rows are refused before
