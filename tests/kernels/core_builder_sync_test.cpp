@@ -55,52 +55,56 @@ TEST(CoreBuilderSync, AReloadAfterReadsWaitsForItsReaderAloneWithoutAJoin) {
     EXPECT_EQ(dve_instructions, 1u);  // the copy; no join marker
 }
 
-// Memory given back with sbuf_rewind is reused at the same offsets, and a write into the new buffer
-// waits for the last reader of the old one (they overlap, as an alias does); a rewind to a point the
-// builder did not hand out is refused.
-TEST(CoreBuilderSync, ARewoundBufferWaitsForTheReadersOfTheOneItReuses) {
+// A core on which Dve fills buffer `old` and Act reads it into `kept`; `old` lies above `mark`, so a
+// rewind gives it back. The tests then write over its bytes and ask whether Pool waits for Act.
+class ActReadsABuffer {
+public:
+    ActReadsABuffer() {
+        core.memset(isa::Engine::Dve, columns(old, 0, 64), 1.0f);
+        core.activation(columns(kept, 0, 64), columns(old, 0, 64), isa::ActivationFunction::Identity);
+    }
+    static builder::View columns(const builder::Buffer& b, uint32_t first, uint32_t count) {
+        return builder::tile(b, isa::DType::Fp32, 0, 128, first, count);
+    }
+    bool pool_waits_for_act() {
+        core.finish();
+        return pool_waits_for_act_signal(program.finish());
+    }
+
     const config::NeuronCoreSpec spec = core_spec("trn1.2xlarge");
-    builder::ProgramBuilder program(spec, 1);
+    builder::ProgramBuilder program{spec, 1};
     CoreBuilder& core = program.core(0);
     const builder::Buffer kept = core.sbuf(64 * 4, "kept");
     const uint64_t mark = core.sbuf_mark();
     const builder::Buffer old = core.sbuf(64 * 4, "old");
-    core.memset(isa::Engine::Dve, builder::tile(old, isa::DType::Fp32, 0, 128, 0, 64), 1.0f);
-    core.activation(builder::tile(kept, isa::DType::Fp32, 0, 128, 0, 64), builder::tile(old, isa::DType::Fp32, 0, 128, 0, 64),
-                    isa::ActivationFunction::Identity);
-    core.sbuf_rewind(mark);
-    const builder::Buffer reused = core.sbuf(64 * 4, "reused");
-    EXPECT_EQ(reused.offset, old.offset);
-    core.memset(isa::Engine::Pool, builder::tile(reused, isa::DType::Fp32, 0, 128, 0, 64), 2.0f);
-    EXPECT_THROW(core.sbuf_rewind(core.sbuf_used() + 1), std::logic_error);
-    core.finish();
-    const isa::Container c = program.finish();
-    EXPECT_TRUE(pool_waits_for_act_signal(c));
+};
+
+// Memory given back with sbuf_rewind is reused at the same offsets, and a write into the new buffer
+// waits for the last reader of the old one (they overlap, as an alias does); a rewind to a point the
+// builder did not hand out is refused.
+TEST(CoreBuilderSync, ARewoundBufferWaitsForTheReadersOfTheOneItReuses) {
+    ActReadsABuffer t;
+    t.core.sbuf_rewind(t.mark);
+    const builder::Buffer reused = t.core.sbuf(64 * 4, "reused");
+    EXPECT_EQ(reused.offset, t.old.offset);
+    t.core.memset(isa::Engine::Pool, t.columns(reused, 0, 64), 2.0f);
+    EXPECT_THROW(t.core.sbuf_rewind(t.core.sbuf_used() + 1), std::logic_error);
+    EXPECT_TRUE(t.pool_waits_for_act());
 }
 
 // A buffer given back twice: the second generation covers only half of the first, so the third,
 // over all of it, still waits for the first one's reader (the builder hands a given-back buffer's
 // pending readers to the buffers that reuse its bytes rather than tracking it for ever).
 TEST(CoreBuilderSync, ABufferOverTwoGivenBackOnesWaitsForTheOlderOnesReader) {
-    const config::NeuronCoreSpec spec = core_spec("trn1.2xlarge");
-    builder::ProgramBuilder program(spec, 1);
-    CoreBuilder& core = program.core(0);
-    const builder::Buffer kept = core.sbuf(64 * 4, "kept");
-    const uint64_t mark = core.sbuf_mark();
-    const builder::Buffer first = core.sbuf(64 * 4, "first");
-    core.memset(isa::Engine::Dve, builder::tile(first, isa::DType::Fp32, 0, 128, 0, 64), 1.0f);
-    core.activation(builder::tile(kept, isa::DType::Fp32, 0, 128, 0, 64), builder::tile(first, isa::DType::Fp32, 0, 128, 0, 64),
-                    isa::ActivationFunction::Identity);
-    core.sbuf_rewind(mark);
-    const builder::Buffer second = core.sbuf(32 * 4, "second");
-    core.memset(isa::Engine::Dve, builder::tile(second, isa::DType::Fp32, 0, 128, 0, 32), 2.0f);
-    core.sbuf_rewind(mark);
-    const builder::Buffer third = core.sbuf(64 * 4, "third");
-    EXPECT_EQ(third.offset, first.offset);
-    core.memset(isa::Engine::Pool, builder::tile(third, isa::DType::Fp32, 0, 128, 0, 64), 3.0f);
-    core.finish();
-    const isa::Container c = program.finish();
-    EXPECT_TRUE(pool_waits_for_act_signal(c));
+    ActReadsABuffer t;
+    t.core.sbuf_rewind(t.mark);
+    const builder::Buffer second = t.core.sbuf(32 * 4, "second");
+    t.core.memset(isa::Engine::Dve, t.columns(second, 0, 32), 2.0f);
+    t.core.sbuf_rewind(t.mark);
+    const builder::Buffer third = t.core.sbuf(64 * 4, "third");
+    EXPECT_EQ(third.offset, t.old.offset);
+    t.core.memset(isa::Engine::Pool, t.columns(third, 0, 64), 3.0f);
+    EXPECT_TRUE(t.pool_waits_for_act());
 }
 
 // A partial write waits for no other write (it fills columns none of them touched), so it must wait
@@ -109,39 +113,21 @@ TEST(CoreBuilderSync, ABufferOverTwoGivenBackOnesWaitsForTheOlderOnesReader) {
 // and the race checker found the like in BERT-base's training program: a store's DMA reading a tile
 // while an evacuation into its other columns overwrote it).
 TEST(CoreBuilderSync, APartialWriteAfterAnotherWriteStillWaitsForTheReadersBeforeIt) {
-    const config::NeuronCoreSpec spec = core_spec("trn1.2xlarge");
-    builder::ProgramBuilder program(spec, 1);
-    CoreBuilder& core = program.core(0);
-    const builder::Buffer kept = core.sbuf(64 * 4, "kept"), shared = core.sbuf(64 * 4, "shared");
-    core.memset(isa::Engine::Dve, builder::tile(shared, isa::DType::Fp32, 0, 128, 0, 64), 1.0f);
-    core.activation(builder::tile(kept, isa::DType::Fp32, 0, 128, 0, 64), builder::tile(shared, isa::DType::Fp32, 0, 128, 0, 64),
-                    isa::ActivationFunction::Identity);
-    core.memset(isa::Engine::Dve, builder::tile(shared, isa::DType::Fp32, 0, 128, 0, 32), 2.0f);
-    core.memset(isa::Engine::Pool, builder::tile(shared, isa::DType::Fp32, 0, 128, 32, 32).part(), 3.0f);
-    core.finish();
-    const isa::Container c = program.finish();
-    EXPECT_TRUE(pool_waits_for_act_signal(c));
+    ActReadsABuffer t;
+    t.core.memset(isa::Engine::Dve, t.columns(t.old, 0, 32), 2.0f);
+    t.core.memset(isa::Engine::Pool, t.columns(t.old, 32, 32).part(), 3.0f);
+    EXPECT_TRUE(t.pool_waits_for_act());
 }
 
 // The same over bytes a rewind gave back: a partial write into the new buffer follows the old one's
 // reader and writer.
 TEST(CoreBuilderSync, APartialWriteIntoAReusedBufferWaitsForTheOldOnesReader) {
-    const config::NeuronCoreSpec spec = core_spec("trn1.2xlarge");
-    builder::ProgramBuilder program(spec, 1);
-    CoreBuilder& core = program.core(0);
-    const builder::Buffer kept = core.sbuf(64 * 4, "kept");
-    const uint64_t mark = core.sbuf_mark();
-    const builder::Buffer old = core.sbuf(64 * 4, "old");
-    core.memset(isa::Engine::Dve, builder::tile(old, isa::DType::Fp32, 0, 128, 0, 64), 1.0f);
-    core.activation(builder::tile(kept, isa::DType::Fp32, 0, 128, 0, 64), builder::tile(old, isa::DType::Fp32, 0, 128, 0, 64),
-                    isa::ActivationFunction::Identity);
-    core.sbuf_rewind(mark);
-    const builder::Buffer reused = core.sbuf(64 * 4, "reused");
-    core.memset(isa::Engine::Dve, builder::tile(reused, isa::DType::Fp32, 0, 128, 0, 32), 2.0f);
-    core.memset(isa::Engine::Pool, builder::tile(reused, isa::DType::Fp32, 0, 128, 32, 32).part(), 3.0f);
-    core.finish();
-    const isa::Container c = program.finish();
-    EXPECT_TRUE(pool_waits_for_act_signal(c));
+    ActReadsABuffer t;
+    t.core.sbuf_rewind(t.mark);
+    const builder::Buffer reused = t.core.sbuf(64 * 4, "reused");
+    t.core.memset(isa::Engine::Dve, t.columns(reused, 0, 32), 2.0f);
+    t.core.memset(isa::Engine::Pool, t.columns(reused, 32, 32).part(), 3.0f);
+    EXPECT_TRUE(t.pool_waits_for_act());
 }
 
 }  // namespace
