@@ -89,8 +89,7 @@ DramTensor ActivationSpill::tensor(uint32_t layer, TileSet LayerActivationTiles:
 void SpilledLayer::load_all(KernelContext& ctx) {
     for (TileSet LayerActivationTiles::*which : kKeptActivations) {
         TileSet& set = shapes_.*which;
-        const bool linear_input = which == &LayerActivationTiles::x || which == &LayerActivationTiles::context ||
-                                  which == &LayerActivationTiles::attended || which == &LayerActivationTiles::intermediate;
+        const bool linear_input = std::count(std::begin(kLinearInputs), std::end(kLinearInputs), which) > 0;
         if (!linear_input) set = spill_.load_rows(ctx, layer_, which, first_token_, 0, set.rows);
     }
 }

@@ -76,14 +76,6 @@ TileSet on_chip(KernelContext& ctx, const EncoderLayerSaved& s, const TileSet& s
     return on_chip(ctx, s, saved, 0, saved.rows);
 }
 
-// The tokens the feed-forward block's backward takes at once (EncoderLayerSaved::chunk_tokens).
-uint32_t ffn_chunk_tokens(const EncoderLayerSaved& s, uint32_t tokens, uint32_t tile_rows) {
-    const uint32_t chunk = s.chunk_tokens;
-    if (chunk == 0 || chunk >= tokens) return tokens;
-    if (chunk % tile_rows != 0 || tokens % chunk != 0)
-        throw std::invalid_argument("encoder layer backward: FFN chunks must be whole partition tiles that divide the pass");
-    return chunk;
-}
 
 }  // namespace
 
@@ -106,7 +98,7 @@ void encoder_layer_backward(KernelContext& ctx, const device::AttentionShape& sh
                       first + kOutputNormGamma);
     }
     const LayerDropout& drop = p.dropout;
-    const uint32_t chunk = ffn_chunk_tokens(s, tokens, dy.tile_rows);
+    const uint32_t chunk = ffn_chunk_tokens(s.chunk_tokens, tokens, dy.tile_rows, "encoder layer backward");
     // The gradient of a dense whose output the forward dropped: dy (rows of the pass from
     // `first_token` on) with the same mask (dy itself when none), in one buffer of the layer's, or
     // (in chunks of tokens, where SBUF is short) in SBUF of the caller's scope.

@@ -88,6 +88,13 @@ TileSet ones_column(KernelContext& ctx, uint32_t rows, isa::DType dtype) {
     return ones;
 }
 
+uint32_t ffn_chunk_tokens(uint32_t chunk, uint32_t tokens, uint32_t tile_rows, const std::string& who) {
+    if (chunk == 0 || chunk >= tokens) return tokens;
+    if (chunk % tile_rows != 0 || tokens % chunk != 0)
+        throw std::invalid_argument(who + ": FFN chunks must be whole partition tiles that divide the pass");
+    return chunk;
+}
+
 TileSet row_tiles(const TileSet& set, uint32_t first, uint32_t count) {
     if (first % set.tile_rows != 0 || first + count > set.rows)
         throw std::logic_error("row_tiles: rows that are not whole tiles of the set");

@@ -54,4 +54,9 @@ TileSet ones_column(KernelContext& ctx, uint32_t rows, isa::DType dtype);
 // tile rows), sharing its SBUF; of a TileSet without tiles (a shape), that shape's rows.
 TileSet row_tiles(const TileSet& set, uint32_t first, uint32_t count);
 
+// The tokens of a pass a feed-forward block takes at once (TrainingOptions::chunk_tokens): `chunk`
+// of its `tokens`, whole tiles of `tile_rows` dividing them; all of them when `chunk` is 0 or not
+// below them. `who` names the kernel in the error.
+uint32_t ffn_chunk_tokens(uint32_t chunk, uint32_t tokens, uint32_t tile_rows, const std::string& who);
+
 }  // namespace nsim::kernels::train

@@ -150,11 +150,8 @@ private:
     }
     // The tokens the FFN takes at once: the pass's, or (with a spill) chunks of in_.chunk_tokens.
     uint32_t ffn_chunk_tokens() const {
-        const uint32_t chunk = in_.chunk_tokens;
-        if (!in_.spill || chunk == 0 || chunk >= tokens_) return tokens_;
-        if (chunk % tile_rows() != 0 || tokens_ % chunk != 0)
-            throw std::invalid_argument("training forward: FFN chunks must be whole partition tiles that divide the pass");
-        return chunk;
+        if (!in_.spill) return tokens_;
+        return train::ffn_chunk_tokens(in_.chunk_tokens, tokens_, tile_rows(), "training forward");
     }
 
     LayerActivationTiles encoder_layer(uint32_t l, const TrainedLayer& w, const LayerDropout& dropout, TileSet x, TileSet x_t) {

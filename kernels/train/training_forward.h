@@ -40,6 +40,10 @@ inline constexpr TileSet LayerActivationTiles::*kKeptActivations[] = {
     &LayerActivationTiles::k_t, &LayerActivationTiles::v_t, &LayerActivationTiles::context,
     &LayerActivationTiles::attention_sum, &LayerActivationTiles::attended, &LayerActivationTiles::intermediate_in,
     &LayerActivationTiles::intermediate, &LayerActivationTiles::output_sum};
+// The linears' inputs among them: what only the weight gradients read (dx = dy W needs their shapes).
+inline constexpr TileSet LayerActivationTiles::*kLinearInputs[] = {
+    &LayerActivationTiles::x, &LayerActivationTiles::context, &LayerActivationTiles::attended,
+    &LayerActivationTiles::intermediate};
 
 class ActivationSpill;
 
