@@ -24,8 +24,10 @@ public:
         double busy_s = 0;
         double flops = 0;
     };
-    // `sim_end_s`: simulated time at the end of the interval, `interval_s` its length.
-    void publish(double sim_end_s, double interval_s, const std::vector<CoreBusy>& cores);
+    // A sample per core of `cores`, ending at simulated time `sim_end_s`. A core's interval starts where
+    // its previous sample ended, so that simulated time between executions (the runtime's own work, the
+    // application's) counts as not busy; a core's first interval is `first_interval_s` long.
+    void publish(double sim_end_s, double first_interval_s, const std::vector<CoreBusy>& cores);
 
     // One execution's outcome, counted in the next publish. Latencies only for completed ones.
     enum class Outcome { Completed, CompletedWithError, TimedOut, Failed };

@@ -36,7 +36,7 @@ ExecutionResult EngineExecutor::execute(sim::Platform& platform, const LoadedPro
     result.simulated_cores = options.simulated_cores ? options.simulated_cores : all;
     std::vector<double> busy(result.simulated_cores, 0.0);
     for (const auto& queue : last_.queues)
-        if (queue.core < busy.size()) busy[queue.core] = std::max(busy[queue.core], queue.busy_s);
+        if (queue.core < busy.size() && queue.instructions > 0) busy[queue.core] = last_.time_s;
     result.core_busy_s = busy_of_every_core(busy, result.simulated_cores, all);
     if (request.timeout_s > 0 && last_.time_s > request.timeout_s) {
         result.timed_out = true;

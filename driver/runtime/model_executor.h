@@ -40,7 +40,9 @@ struct ExecutionResult {
     bool timed_out = false;
     double device_seconds = 0;        // simulated time the engines ran
     uint64_t cycles = 0;
-    std::vector<double> core_busy_s;  // by program core: time any of its engines was busy
+    // By program core: how long the graph executed on it, as neuron-top's utilization counts it (the
+    // execution's device time; 0 for a core with no instruction in the graph), not its engines' busy time.
+    std::vector<double> core_busy_s;
     // Program cores 0 .. simulated_cores - 1 were simulated; every other core ran the same streams on a
     // device of its own and took their time (replicated_devices.h). All of them, usually.
     uint32_t simulated_cores = 0;

@@ -48,7 +48,7 @@ void Runtime::record_activity(const Model& model, const ExecutionResult& result,
                          i < result.core_busy_s.size() ? result.core_busy_s[i] : result.device_seconds,
                          i < flops.size() ? flops[i] : 0.0});
     activity().count_execution(driver::ActivityPublisher::Outcome::Completed, total_latency_s, result.device_seconds);
-    activity().publish(driver::host_time::now_s(), result.device_seconds, cores);
+    activity().publish(driver::host_time::now_s(), total_latency_s, cores);
 }
 
 NrtStatus Runtime::execution_failed(NrtStatus status, const std::string& message) {

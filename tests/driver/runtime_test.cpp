@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "engine_executor.h"
+#include "host_time.h"
 #include "isa/encoding.h"
 #include "runtime.h"
 #include "runtime_test_support.h"
@@ -115,6 +116,38 @@ TEST(Runtime, ExecuteRunsTheModelOnTheEnginesAndReturnsItsOutputs) {
     runtime::TensorSet missing;
     EXPECT_EQ(rt.execute(model, missing, &out), NrtStatus::ExecBadInput);
     EXPECT_EQ(rt.last_error(), "NRT:nrt_execute input tensor 'x' is missing");
+}
+
+// neuron-top's utilization: the time the model executed on its core over the simulated time since the
+// core's previous sample, so that the runtime's own work and the application's time between executions
+// count as idle.
+TEST(Runtime, UtilizationIsExecutionTimeOverTheTimeSinceTheCoresLastSample) {
+    test::TempHome home;
+    runtime::Runtime rt(test::shipped_configs().host("inf2.xlarge"), options_for(home, "0"));
+    ASSERT_EQ(rt.init(), NrtStatus::Success) << rt.last_error();
+    rt.set_executor(std::make_unique<runtime::EngineExecutor>());
+    ExampleRun run;
+    ASSERT_NO_FATAL_FAILURE(prepare_example(rt, run));
+    ASSERT_EQ(rt.execute(run.model, run.in, &run.out), NrtStatus::Success) << rt.last_error();
+    const double first_device_s = run.model->last_result.device_seconds;
+    constexpr double kApplicationGapS = 0.25;
+    driver::host_time::advance_s(kApplicationGapS);
+    ASSERT_EQ(rt.execute(run.model, run.in, &run.out), NrtStatus::Success) << rt.last_error();
+
+    const auto activity = rt.state().live_activity();
+    ASSERT_EQ(activity.size(), 1u);
+    ASSERT_EQ(activity[0].cores.size(), 1u);
+    const auto& samples = activity[0].cores[0].samples;
+    ASSERT_EQ(samples.size(), 2u);
+    const auto& latencies = activity[0].executions.total_latency_s;
+    ASSERT_EQ(latencies.size(), 2u);
+    // The first execution: its device time over its whole call (copies, doorbell, completion).
+    EXPECT_EQ(samples[0].busy_s, first_device_s);
+    EXPECT_DOUBLE_EQ(samples[0].interval_s, latencies[0]);
+    EXPECT_LT(samples[0].busy_s, samples[0].interval_s);
+    // The second: the gap before it is in its interval, not in its busy time.
+    EXPECT_EQ(samples[1].busy_s, run.model->last_result.device_seconds);
+    EXPECT_NEAR(samples[1].interval_s, kApplicationGapS + latencies[1], 1e-12);
 }
 
 // The device memory holding stream `stream`'s code, as the runtime's load placed it.

@@ -37,6 +37,12 @@ inline std::string environment_footer(EnvironmentHelp variables) {
     return text;
 }
 
+// Prints "tool: message" on stderr in one write, so that nothing sharing the stream (mpirun's own
+// messages, another rank's output) can land inside the line.
+inline void print_error_line(const std::string& tool, const std::string& message) {
+    std::cerr << (tool + ": " + message + "\n") << std::flush;
+}
+
 // Parses argv with `app`, then runs `body`. Returns the process exit code. Every tool answers
 // --version, and its --help ends with the environment variables it reads.
 inline int run_tool(CLI::App& app, int argc, char** argv, const std::function<int()>& body,
@@ -58,13 +64,13 @@ inline int run_tool(CLI::App& app, int argc, char** argv, const std::function<in
     } catch (const CLI::Success&) {
         return 0;
     } catch (const CLI::ParseError& e) {
-        std::cerr << tool << ": " << e.what() << " (see " << tool << " --help)\n";
+        print_error_line(tool, std::string(e.what()) + " (see " + tool + " --help)");
         return kExitUsage;
     }
     try {
         return body();
     } catch (const std::exception& e) {
-        std::cerr << tool << ": " << e.what() << "\n";
+        print_error_line(tool, e.what());
         return kExitUserError;
     }
 }

@@ -1,7 +1,6 @@
 #include "neuron-sim/cluster_processes.h"
 
 #include <filesystem>
-#include <iostream>
 
 #include <fmt/format.h>
 
@@ -25,7 +24,7 @@ int run_on_every_rank(library::NodeExchange& nodes, const std::function<int()>& 
         if (!dynamic_cast<const library::ClusterAbandoned*>(&e)) nodes.abandon(e.what());
         if (nodes.processes() == 1) throw;
         // mpirun stops the job at the first rank that exits non-zero: the line is out before any does.
-        if (nodes.process() == 0) std::cerr << "neuron-sim: " << e.what() << std::endl;
+        if (nodes.process() == 0) print_error_line("neuron-sim", e.what());
         nodes.barrier();
         return kExitUserError;
     }

@@ -141,9 +141,12 @@ int run_sweep(const MachineSelection& machine, const SweepOptions& o) {
             plan.grid = grid_of(yaml, o, machine);
             plan_from_csv(plan, csv);
             shared = fmt::format("{}\n{}", fmt::join(plan.to_run, " "), yaml);   // the points to run, then the file
-        } catch (...) {
+        } catch (const std::exception& e) {
+            if (ranks->size() == 1) throw;
+            // mpirun stops the job at the first rank that exits non-zero: the line is out before any can.
+            print_error_line("neuron-sim", e.what());
             ranks->share_from_first(std::nullopt);
-            throw;
+            return kExitUserError;
         }
     }
     shared = ranks->share_from_first(shared);
