@@ -188,13 +188,15 @@ void tile_gemm_reference(const float* st, const float* mv, uint32_t k_count, uin
 
 void tile_gemm(const float* st, const float* mv, uint32_t k_count, uint64_t m_count, uint64_t n_count, float* out,
                bool exact_products) {
-    if (exact_products && uint64_t(k_count) * m_count * n_count >= kSmallestBlasProducts && blas_keeps_the_order()) {
+    // Narrow inputs make exact products unless one leaves fp32's normal range (checked per tile): only
+    // then may a step fuse the multiply and the add, as the BLAS kernels and all_fused do.
+    const bool exact = exact_products && products_stay_normal(st, size_t(k_count) * m_count, mv, size_t(k_count) * n_count);
+    if (exact && uint64_t(k_count) * m_count * n_count >= kSmallestBlasProducts && blas_keeps_the_order()) {
         blas_gemm(st, mv, k_count, m_count, n_count, out);
         return;
     }
-    // Narrow inputs whose products are all exact: fusing the multiply and the add changes no bit
-    // (all_fused), and a host with FMA does both in one instruction, twice as fast.
-    if (exact_products && host_fuses() && products_stay_normal(st, size_t(k_count) * m_count, mv, size_t(k_count) * n_count)) {
+    // Without the BLAS, a host with FMA does both in one instruction, twice as fast.
+    if (exact && host_fuses()) {
         all_fused(st, mv, k_count, m_count, n_count, out);
         return;
     }

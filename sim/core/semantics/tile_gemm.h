@@ -9,16 +9,17 @@
 // nothing: both inputs bf16, fp16, fp8, int8 or uint8 (at most 11 significant bits each, 22 in a
 // product). fp32 and int32 inputs keep the plain loop, rounding every product as before. The one
 // corner where even narrow products round: a bf16 x bf16 product beyond fp32's range (overflow) or
-// below its normal range (2^-126, where fp32 loses significant bits); then a fused step rounds once
-// where the loop rounded twice, at most half an ulp of an fp32 subnormal apart.
+// below its normal range (2^-126, where fp32 loses significant bits); a fused step would round once
+// where the loop rounds twice, so a tile with such a product keeps the plain loop too (checked per
+// tile, products_stay_normal).
 // Not every OpenBLAS kernel keeps that order: the kernel is chosen by the host's CPU (Debian's
 // OpenBLAS is built for every x86 core and picks one at start), and the Zen kernel, for one, sums
 // in another order. So the first call checks, once per process, that this host's sgemm gives the
 // plain loop's sums bit for bit on narrow random values, and uses the loop when it does not: the
 // simulated results never depend on the host, only the host time does (blas_keeps_the_order()).
-// Without the BLAS, narrow inputs whose products are all exact (none beyond fp32's normal range,
-// checked per tile) run a loop that fuses each multiply and add, which then changes no bit, on hosts
-// with FMA; everything else runs the plain order's loop, blocked and vectorised (tile_gemm_in_order).
+// Without the BLAS, narrow inputs whose products are all exact run a loop that fuses each multiply
+// and add, which then changes no bit, on hosts with FMA; everything else runs the plain order's
+// loop, blocked and vectorised (tile_gemm_in_order).
 // tests/semantics/tile_gemm_test.cpp checks bit-equality with the one-at-a-time reference on random
 // bf16 and fp16 values, on narrow values whose products overflow or underflow, and on fp32 values.
 #pragma once
