@@ -17,25 +17,24 @@ bool address_space(const isa::AccessPattern& ap, const isa::Container& program, 
     }
 }
 
-std::vector<ByteRange> footprint(const isa::AccessPattern& ap, const isa::Container& program) {
-    std::vector<ByteRange> ranges;
+std::vector<Region> footprint(const isa::AccessPattern& ap, const isa::Container& program) {
+    std::vector<Region> regions;
     AddressSpace space;
-    if (!address_space(ap, program, &space) || ap.free_elements() == 0) return ranges;
+    if (!address_space(ap, program, &space) || ap.free_elements() == 0) return regions;
     const int64_t element = isa::size_in_bytes(ap.dtype);
     const int64_t low = ap.min_free_index() * element, high = (ap.max_free_index() + 1) * element;
     if (space == AddressSpace::Sbuf || space == AddressSpace::Psum) {
-        for (uint32_t p = ap.partition_start; p < ap.partition_start + ap.partition_count; ++p) {
-            const uint64_t base = uint64_t(p) << 32;
-            ranges.push_back({base + uint64_t(std::max<int64_t>(0, int64_t(ap.offset) + low)), base + uint64_t(int64_t(ap.offset) + high)});
-        }
-        return ranges;
+        if (ap.partition_count > 0)
+            regions.push_back({ap.partition_start, uint64_t(ap.partition_start) + ap.partition_count,
+                               {uint64_t(std::max<int64_t>(0, int64_t(ap.offset) + low)), uint64_t(int64_t(ap.offset) + high)}});
+        return regions;
     }
     const uint64_t base = program.tensors[ap.tensor].offset;
     for (uint32_t r = 0; r < ap.partition_count; ++r) {
         const int64_t row = int64_t(ap.offset) + int64_t(ap.partition_stride) * int64_t(r) * element;
-        ranges.push_back({base + uint64_t(std::max<int64_t>(0, row + low)), base + uint64_t(std::max<int64_t>(0, row + high))});
+        regions.push_back({0, 1, {base + uint64_t(std::max<int64_t>(0, row + low)), base + uint64_t(std::max<int64_t>(0, row + high))}});
     }
-    return ranges;
+    return regions;
 }
 
 }  // namespace nsim::sim::race_check

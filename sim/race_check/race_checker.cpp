@@ -62,7 +62,7 @@ public:
                                    t.role == isa::TensorRole::State || !t.data.empty() || written_before[i];
             if (!from_host) continue;
             auto& shadow = shadows_[size_t(t.location == isa::TensorLocation::Host ? AddressSpace::Host : AddressSpace::Device)];
-            shadow.update({t.offset, t.offset + t.size_bytes()}, [](ByteState& b) { b.written = true; });
+            shadow.update(Region{0, 1, {t.offset, t.offset + t.size_bytes()}}, [](ByteState& b, uint64_t) { b.written = true; });
         }
     }
 
@@ -76,8 +76,8 @@ public:
         for (const isa::TensorInfo& t : program_.tensors) {
             if (t.role != isa::TensorRole::Output) continue;
             const AddressSpace space = t.location == isa::TensorLocation::Host ? AddressSpace::Host : AddressSpace::Device;
-            shadows_[size_t(space)].update({t.offset, t.offset + t.size_bytes()}, [&](ByteState& b) {
-                observe(b, {}, t.name, space, t.offset);
+            shadows_[size_t(space)].update(Region{0, 1, {t.offset, t.offset + t.size_bytes()}}, [&](ByteState& b, uint64_t at) {
+                observe(b, {}, t.name, space, at);
             });
         }
     }
@@ -133,16 +133,16 @@ private:
                 const isa::AccessPattern& ap = inst.ap(f);
                 AddressSpace space;
                 if (!address_space(ap, program_, &space)) continue;
-                for (const ByteRange& range : footprint(ap, program_))
-                    shadows_[size_t(space)].update(range, [&](ByteState& b) {
+                for (const Region& region : footprint(ap, program_))
+                    shadows_[size_t(space)].update(region, [&](ByteState& b, uint64_t at) {
                         if (pass == isa::FieldAccess::Read) {
                             if (!b.written && unwritten < 0) {
                                 unwritten = int32_t(unwritten_.size());
-                                unwritten_.push_back({self, space, range.begin});
+                                unwritten_.push_back({self, space, at});
                             } else if (b.written && !ordered(b.last_write.queue, b.last_write.index)) {
-                                report(FindingKind::Race, "reads what the first writes", b.last_write, self, space, range.begin);
+                                report(FindingKind::Race, "reads what the first writes", b.last_write, self, space, at);
                             }
-                            observe(b, self, "", space, range.begin);
+                            observe(b, self, "", space, at);
                             b.record_read(self);
                             return;
                         }
@@ -150,7 +150,7 @@ private:
                         b.racing_write = racing ? b.last_write : Access{};
                         for (const Access& read : b.last_reads)
                             if (!ordered(read.queue, read.index))
-                                report(FindingKind::Race, "writes what the first reads", read, self, space, range.begin);
+                                report(FindingKind::Race, "writes what the first reads", read, self, space, at);
                         wrote = true;
                         b.written = true;
                         b.last_write = self;
