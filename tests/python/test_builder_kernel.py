@@ -85,3 +85,25 @@ def test_builder_misuse_is_a_python_exception():
         b.finish()
     with pytest.raises(ns.Error, match="no-such"):
         ns.KernelBuilder("no-such.instance")
+
+
+def test_a_core_used_after_finish_says_so():
+    b = ns.KernelBuilder("trn1.2xlarge")
+    a_index = b.add_tensor("A", "input", "bf16", [128, 64])
+    core = b.core(0)
+    io = core.dma_channel("io")
+    a = core.sbuf(128, "A")
+    b.finish()
+    del b  # the core keeps what it needs alive
+    uses = [
+        lambda: core.copy(io, ns.tile(a, "bf16", 0, 128, 0, 64), ns.dram_rows(a_index, "bf16", 64, 0, 128, 0, 64)),
+        lambda: core.memset("dve", ns.tile(a, "bf16", 0, 128, 0, 64), 0.0),
+        lambda: core.sbuf(64, "y"),
+        lambda: core.psum(1),
+        lambda: core.dma_channel("io2"),
+        lambda: core.partitions,
+    ]
+    for use in uses:
+        with pytest.raises(ns.Error, match="finished its program"):
+            use()
+    assert io.name == "io"

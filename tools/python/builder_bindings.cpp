@@ -17,11 +17,6 @@
 #include "python_module.h"
 #include "tensor_files.h"
 
-// A CoreBuilder owns its DMA channels and writes into one program: pybind must never try to copy it
-// (its implicit copy constructor exists in name only).
-template <>
-struct pybind11::detail::is_copy_constructible<nsim::kernels::builder::CoreBuilder> : std::false_type {};
-
 namespace nsim::python {
 namespace {
 
@@ -72,12 +67,21 @@ public:
 
     isa::Container finish() {
         isa::Container done = program().finish();
-        program_.reset();
+        // Kept, not freed: a DmaChannel Python still holds lies in one of its cores.
+        finished_ = std::move(program_);
         return done;
     }
 
 private:
-    std::unique_ptr<builder::ProgramBuilder> program_;
+    std::unique_ptr<builder::ProgramBuilder> program_, finished_;
+};
+
+// One core of a KernelBuilder's program, as Python holds it: every call reaches the core through the
+// builder, so that a core used after finish() says so instead of writing into a finished program.
+struct Core {
+    KernelBuilder* owner;
+    uint32_t index;
+    builder::CoreBuilder& get() const { return owner->program().core(index); }
 };
 
 using Piece = std::tuple<builder::View, builder::View>;
@@ -126,57 +130,60 @@ void bind_builder(py::module_& m) {
     py::class_<builder::DmaChannel>(m, "DmaChannel", "A group of DMA queues with one semaphore")
         .def_property_readonly("name", &builder::DmaChannel::name);
 
-    py::class_<builder::CoreBuilder>(m, "CoreBuilder", "The instruction streams of one program core")
-        .def_property_readonly("core", &builder::CoreBuilder::core)
-        .def_property_readonly("partitions", [](const builder::CoreBuilder& c) { return c.spec().sbuf.partitions; })
-        .def_property_readonly("psum_banks", &builder::CoreBuilder::psum_banks)
-        .def_property_readonly("max_contraction", [](const builder::CoreBuilder& c) { return c.spec().tensor.max_contraction; })
-        .def_property_readonly("max_stationary_free", [](const builder::CoreBuilder& c) { return c.spec().tensor.max_stationary_free; })
-        .def_property_readonly("max_moving_free", [](const builder::CoreBuilder& c) { return c.spec().tensor.max_moving_free; })
-        .def("sbuf", &builder::CoreBuilder::sbuf, py::arg("bytes_per_partition"), py::arg("what"),
+    py::class_<Core>(m, "CoreBuilder", "The instruction streams of one program core")
+        .def_property_readonly("core", [](const Core& c) { return c.get().core(); })
+        .def_property_readonly("partitions", [](const Core& c) { return c.get().spec().sbuf.partitions; })
+        .def_property_readonly("psum_banks", [](const Core& c) { return c.get().psum_banks(); })
+        .def_property_readonly("max_contraction", [](const Core& c) { return c.get().spec().tensor.max_contraction; })
+        .def_property_readonly("max_stationary_free", [](const Core& c) { return c.get().spec().tensor.max_stationary_free; })
+        .def_property_readonly("max_moving_free", [](const Core& c) { return c.get().spec().tensor.max_moving_free; })
+        .def("sbuf", [](const Core& c, uint64_t bytes, const std::string& what) { return c.get().sbuf(bytes, what); }, py::arg("bytes_per_partition"), py::arg("what"),
              "A new SBUF buffer over every partition")
-        .def("psum", &builder::CoreBuilder::psum, py::arg("bank"), py::arg("first") = 0,
+        .def("psum", [](const Core& c, uint32_t bank, uint32_t first, uint32_t count) { return c.get().psum(bank, first, count); }, py::arg("bank"), py::arg("first") = 0,
              py::arg("count") = builder::CoreBuilder::kPsumGranules, "Granules of a PSUM bank as a buffer")
-        .def("dma_channel", &builder::CoreBuilder::dma_channel, py::arg("name"), py::arg("queue_class") = 0, py::arg("width") = 0,
+        .def("dma_channel", [](const Core& c, const std::string& name, uint32_t queue_class, uint32_t width) -> builder::DmaChannel& {
+                 return c.get().dma_channel(name, queue_class, width);
+             }, py::arg("name"), py::arg("queue_class") = 0, py::arg("width") = 0,
              py::return_value_policy::reference_internal, "A DMA channel (width 0: a queue on every DMA engine of the core)")
-        .def("dma", [](builder::CoreBuilder& c, builder::DmaChannel& ch, const std::vector<Piece>& pieces) { c.dma(ch, pieces_of(pieces)); },
+        .def("dma", [](const Core& c, builder::DmaChannel& ch, const std::vector<Piece>& pieces) { c.get().dma(ch, pieces_of(pieces)); },
              py::arg("channel"), py::arg("pieces"), "One transfer: a list of (dst, src) views")
-        .def("copy", [](builder::CoreBuilder& c, builder::DmaChannel& ch, const builder::View& dst, const builder::View& src, uint32_t pieces) {
-                 c.dma(ch, builder::CoreBuilder::split_rows(dst, src, pieces));
+        .def("copy", [](const Core& c, builder::DmaChannel& ch, const builder::View& dst, const builder::View& src, uint32_t pieces) {
+                 c.get().dma(ch, builder::CoreBuilder::split_rows(dst, src, pieces));
              },
              py::arg("channel"), py::arg("dst"), py::arg("src"), py::arg("pieces") = 1,
              "One transfer of dst <- src, split by partitions (rows) into up to `pieces` pieces over the channel's queues")
-        .def("matmul", &builder::CoreBuilder::matmul, py::arg("dst"), py::arg("stationary"), py::arg("moving"),
+        .def("matmul", [](const Core& c, const builder::View& dst, const builder::View& stationary, const builder::View& moving,
+                            bool accumulate) { c.get().matmul(dst, stationary, moving, accumulate); }, py::arg("dst"), py::arg("stationary"), py::arg("moving"),
              py::arg("accumulate") = false,
              "dst[M, N] (PSUM) = stationary[K, M]^T @ moving[K, N]: the contraction K on the partitions")
-        .def("transpose", &builder::CoreBuilder::pe_transpose, py::arg("dst"), py::arg("src"), "On the tensor engine, into PSUM")
+        .def("transpose", [](const Core& c, const builder::View& dst, const builder::View& src) { c.get().pe_transpose(dst, src); }, py::arg("dst"), py::arg("src"), "On the tensor engine, into PSUM")
         .def("activation",
-             [](builder::CoreBuilder& c, const builder::View& dst, const builder::View& src, const std::string& func, float scale,
+             [](const Core& c, const builder::View& dst, const builder::View& src, const std::string& func, float scale,
                 const std::optional<builder::View>& bias) {
-                 c.activation(dst, src, named(isa::activation_from_name, func, "activation function"), scale,
+                 c.get().activation(dst, src, named(isa::activation_from_name, func, "activation function"), scale,
                               bias ? &*bias : nullptr);
              },
              py::arg("dst"), py::arg("src"), py::arg("func") = "identity", py::arg("scale") = 1.0f, py::arg("bias") = py::none(),
              "dst = func(src * scale + bias) on the scalar engine (bias: a per-partition column)")
         .def("tensor_tensor",
-             [](builder::CoreBuilder& c, const std::string& engine, const builder::View& dst, const builder::View& a,
-                const builder::View& b, const std::string& op) { c.tensor_tensor(engine_of(engine), dst, a, b, alu_of(op)); },
+             [](const Core& c, const std::string& engine, const builder::View& dst, const builder::View& a,
+                const builder::View& b, const std::string& op) { c.get().tensor_tensor(engine_of(engine), dst, a, b, alu_of(op)); },
              py::arg("engine"), py::arg("dst"), py::arg("a"), py::arg("b"), py::arg("op"), "dst = a OP b, element-wise")
         .def("tensor_scalar",
-             [](builder::CoreBuilder& c, const std::string& engine, const builder::View& dst, const builder::View& src,
+             [](const Core& c, const std::string& engine, const builder::View& dst, const builder::View& src,
                 const std::string& op0, float imm0, const std::string& op1, float imm1) {
-                 c.tensor_scalar(engine_of(engine), dst, src, alu_of(op0), imm0, alu_of(op1), imm1);
+                 c.get().tensor_scalar(engine_of(engine), dst, src, alu_of(op0), imm0, alu_of(op1), imm1);
              },
              py::arg("engine"), py::arg("dst"), py::arg("src"), py::arg("op0"), py::arg("imm0"), py::arg("op1") = "bypass",
              py::arg("imm1") = 0.0f, "dst = (src OP0 imm0) OP1 imm1")
         .def("tensor_copy",
-             [](builder::CoreBuilder& c, const std::string& engine, const builder::View& dst, const builder::View& src) {
-                 c.tensor_copy(engine_of(engine), dst, src);
+             [](const Core& c, const std::string& engine, const builder::View& dst, const builder::View& src) {
+                 c.get().tensor_copy(engine_of(engine), dst, src);
              },
              py::arg("engine"), py::arg("dst"), py::arg("src"), "dst = src (converting dtypes)")
         .def("memset",
-             [](builder::CoreBuilder& c, const std::string& engine, const builder::View& dst, float value) {
-                 c.memset(engine_of(engine), dst, value);
+             [](const Core& c, const std::string& engine, const builder::View& dst, float value) {
+                 c.get().memset(engine_of(engine), dst, value);
              },
              py::arg("engine"), py::arg("dst"), py::arg("value"));
 
@@ -189,11 +196,11 @@ void bind_builder(py::module_& m) {
              "A device-memory tensor (role input, output or weight); returns its index for dram_rows. `data`: its initial "
              "values as a numpy array")
         .def("set_metadata", [](KernelBuilder& b, const std::string& key, const std::string& value) { b.program().set_metadata(key, value); })
-        .def("core", [](KernelBuilder& b, uint32_t index) -> builder::CoreBuilder& {
+        .def("core", [](KernelBuilder& b, uint32_t index) {
                  if (index >= b.program().cores()) throw py::index_error("the program has " + std::to_string(b.program().cores()) + " core(s)");
-                 return b.program().core(index);
+                 return Core{&b, index};
              },
-             py::arg("index") = 0, py::return_value_policy::reference_internal)
+             py::arg("index") = 0, py::keep_alive<0, 1>())
         .def("finish", &KernelBuilder::finish, "The finished Program (once)");
 }
 
