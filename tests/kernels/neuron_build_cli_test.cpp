@@ -88,10 +88,12 @@ TEST(NeuronBuild, SameSeedSameBytes) {
 TEST(NeuronBuild, HuggingFaceCheckpointAndPipeline) {
     ScratchDir dir;
     save_hf_checkpoint(dir / "ckpt", random_bert_weights(tiny_config(), 3));
+    // Named after the checkpoint's directory, also when given with a trailing slash.
     const auto r = run_command(build("--weights " + (dir / "ckpt").string() +
-                                     " --seq 16 --batch 1 --dtype mixed --cores 2 --parallel pipeline -o " +
+                                     "/ --seq 16 --batch 1 --dtype mixed --cores 2 --parallel pipeline -o " +
                                      (dir / "p.bin").string()));
     ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("p.bin: ckpt, "), std::string::npos) << r.out;
     const isa::Container c = isa::read_container(isa::read_file(dir / "p.bin"));
     EXPECT_EQ(c.generation, 1u);  // default instance inf1.2xlarge
     EXPECT_EQ(metadata(c, "parallel"), "pipeline");

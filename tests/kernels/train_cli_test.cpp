@@ -382,6 +382,7 @@ TEST(TrainCli, UserErrorsAreOneLine) {
         EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
     };
     expect_build_error("--instance trn1.2xlarge --cores 4", "trn1.2xlarge has 2");
+    expect_build_error("--instance inf1.2xlarge", "inf1.2xlarge's NeuronCore-v1 has no GpSimd engine, which the training kernels use");
     expect_build_error("--instance trn1.32xlarge --cores 3", "trn1.32xlarge runs collectives on 2, 8, 16, 32 ranks");
     expect_build_error("--instance trn1.2xlarge --task pretrain --weights " + dir.path().string(), "not built yet");
     expect_build_error("--instance trn1.2xlarge --task pretrain --max-predictions 40", "exceeds --seq 32");

@@ -26,6 +26,14 @@ def test_wrong_name_is_a_key_error(instance, gemm):
         instance.run(gemm, inputs=inputs)
 
 
+def test_values_in_or_out_need_a_functional_run(instance, gemm, tmp_path):
+    with pytest.raises(ValueError, match="need functional=True"):
+        instance.run(gemm, inputs=good_inputs(), functional=False)
+    with pytest.raises(ValueError, match="need functional=True"):
+        instance.run(gemm, functional=False, output_dir=str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
+
+
 def test_output_tensor_is_not_an_input(instance, gemm):
     inputs = good_inputs()
     inputs["C"] = np.ones((M, N), np.float32)

@@ -61,6 +61,11 @@ kernels::BertConfig model_config(const std::string& model, std::string* name) {
     return kernels::read_bert_config(model);
 }
 
+std::string checkpoint_name(const std::string& dir) {
+    const fs::path path = fs::absolute(dir).lexically_normal();
+    return (path.has_filename() ? path : path.parent_path()).filename().string();
+}
+
 kernels::BertWeights load_weights(const std::string& dir) {
     if (!fs::exists(dir)) throw UserError("--weights " + dir + ": no such directory");
     if (!fs::is_directory(dir)) throw UserError("--weights " + dir + ": not a directory (a checkpoint directory expected)");
@@ -80,7 +85,7 @@ BertBuild make_bert_build(const BertBuildOptions& o) {
         if (!o.weights.empty()) {
             weights = load_weights(o.weights);
             p.config = weights->config;
-            p.model_name = o.model.empty() ? fs::path(o.weights).filename().string() : o.model;
+            p.model_name = o.model.empty() ? checkpoint_name(o.weights) : o.model;
             if (!o.model.empty() && !kernels::bert_preset_config(o.model) && !fs::exists(o.model))
                 throw UserError("--model '" + o.model + "' is neither bert-base, bert-large nor an existing config.json");
         } else {

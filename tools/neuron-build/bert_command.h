@@ -48,5 +48,7 @@ kernels::BertConfig model_config(const std::string& model, std::string* name);
 // The checkpoint of --weights DIR (Hugging Face, or bert-tiny-sst2-fhe's own format). UserError when
 // DIR is not a directory.
 kernels::BertWeights load_weights(const std::string& dir);
+// The model's name from its checkpoint directory: its last component ("my-bert-mrpc/" too).
+std::string checkpoint_name(const std::string& dir);
 
 }  // namespace nsim::tools

@@ -23,6 +23,11 @@ BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& o) {
     std::vector<fs::path> extra(o.config_files.begin(), o.config_files.end());
     const config::ConfigSet configs = config::ConfigSet::load(config::ConfigSet::default_dir(), extra);
     const config::HostSpec host = configs.host(o.instance);
+    // The training kernels give work to every engine, the GpSimd engine too, which NeuronCore-v1 lacks.
+    const auto& engines = host.chip.core.engines;
+    if (std::none_of(engines.begin(), engines.end(), [](const auto& e) { return e.name == "gpsimd"; }))
+        throw UserError(fmt::format("{}'s {} has no GpSimd engine, which the training kernels use: training runs on "
+                                    "NeuronCore-v2 and later (trn1, trn2, inf2)", host.instance.name, host.chip.core.name));
     const uint32_t machine_cores = host.instance.devices * host.chip.cores_per_device;
     if (o.cores > machine_cores)
         throw UserError(std::to_string(o.cores) + " cores asked, " + host.instance.name + " has " + std::to_string(machine_cores));
@@ -79,7 +84,7 @@ BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& o) {
         kernels::BertWeights weights;
         if (!o.weights.empty()) {
             weights = load_weights(o.weights);
-            p.model_name = o.model.empty() ? fs::path(o.weights).filename().string() : o.model;
+            p.model_name = o.model.empty() ? checkpoint_name(o.weights) : o.model;
             if (!weights.embeddings) throw UserError("--weights " + o.weights + ": the checkpoint has no embedding tables to train");
             kernels::train::check_training_state_fits(weights.config, p, core_bytes, core_memory);
         } else {

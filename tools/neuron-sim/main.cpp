@@ -78,8 +78,8 @@ int sc_main(int argc, char** argv) {
                         "DMA and HBM bytes, semaphore waits) to this file as JSON")
         ->excludes(pairs);
     run_cmd->add_option("--graph", run.graph,
-                        "The graph to execute, of a program of several (a training program's first_micro_step, micro_step, "
-                        "optimizer; neuron-objdump lists them). Default: its first graph")
+                        "The graph to execute, of a program of several (a training program's 'first micro-step', 'micro-step', "
+                        "'optimizer'; neuron-objdump lists them). Default: its first graph")
         ->excludes(pairs);
     run_cmd->add_flag("--json", run.json, "Print the report as one JSON object");
     run_cmd->add_flag("--verbose", run.verbose, "List every engine queue (each DMA queue too) instead of one line per core and engine kind");
@@ -87,7 +87,7 @@ int sc_main(int argc, char** argv) {
                         "NAME=FILE.npy (repeatable, with --functional): the values of the program's input or weight tensor NAME. "
                         "Shapes must match; fp32/int32/int8/uint8 tensors take float32/int32/int8/uint8 arrays, bf16 and fp8 "
                         "tensors take float32 (rounded to nearest even), fp16 takes float16 or float32. Once any is given, "
-                        "every input and weight without data of its own must be");
+                        "every input and weight without data of its own must be given too");
     run_cmd->add_option("--output-dir", run.output_dir,
                         "With --functional: write every output tensor as DIR/NAME.npy (bf16, fp16 and fp8 widened to float32)");
 

@@ -67,6 +67,8 @@ struct Result {
 Result run_program(library::Instance& instance, const isa::Container& program, const py::object& inputs, bool functional,
                    uint32_t iterations, const std::optional<std::string>& trace, const std::optional<std::string>& output_dir) {
     if (iterations == 0) throw py::value_error("iterations must be at least 1");
+    if (!functional && (!inputs.is_none() || output_dir))
+        throw py::value_error("inputs and output_dir need functional=True (a timing run computes no values)");
     isa::Container bound = program;
     if (!inputs.is_none()) {
         std::map<std::string, npy::Array> arrays;
