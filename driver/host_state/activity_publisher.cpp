@@ -28,10 +28,11 @@ void ActivityPublisher::count_execution(Outcome outcome, double total_latency_s,
         if (latencies->size() > kept_) latencies->erase(latencies->begin(), latencies->end() - long(kept_));
 }
 
-void ActivityPublisher::publish(double sim_end_s, double first_interval_s, const std::vector<CoreBusy>& cores) {
+void ActivityPublisher::publish(double sim_end_s, double first_interval_s, const std::vector<CoreBusy>& cores,
+                                double application_s) {
     for (const CoreBusy& core : cores) {
         auto& samples = samples_[core.core];
-        const double interval_s = samples.empty() ? first_interval_s : sim_end_s - samples.back().sim_end_s;
+        const double interval_s = (samples.empty() ? first_interval_s : sim_end_s - samples.back().sim_end_s) + application_s;
         samples.push_back({sim_end_s, std::max(interval_s, core.busy_s), core.busy_s, core.flops});
         if (samples.size() > kept_) samples.erase(samples.begin(), samples.end() - long(kept_));
     }

@@ -4,6 +4,7 @@
 // process's tag (NEURON_PROCESS_TAG) and its execution statistics for neuron-monitor too.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <vector>
@@ -25,9 +26,13 @@ public:
         double flops = 0;
     };
     // A sample per core of `cores`, ending at simulated time `sim_end_s`. A core's interval starts where
-    // its previous sample ended, so that simulated time between executions (the runtime's own work, the
-    // application's) counts as not busy; a core's first interval is `first_interval_s` long.
-    void publish(double sim_end_s, double first_interval_s, const std::vector<CoreBusy>& cores);
+    // its previous sample ended, so that simulated time between executions (the runtime's own work)
+    // counts as not busy, plus `application_s`: the application's own time since the previous
+    // publish, which runs on this host in wall time and which the simulated clock does not see. A
+    // core's first interval is `first_interval_s` long.
+    void publish(double sim_end_s, double first_interval_s, const std::vector<CoreBusy>& cores, double application_s = 0);
+    // Wall seconds from the previous publish to `wall_s` (0 before the first).
+    double wall_since_publish(double wall_s) const { return last_wall_s_ > 0 ? std::max(0.0, wall_s - last_wall_s_) : 0.0; }
 
     // One execution's outcome, counted in the next publish. Latencies only for completed ones.
     enum class Outcome { Completed, CompletedWithError, TimedOut, Failed };

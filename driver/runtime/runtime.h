@@ -138,7 +138,8 @@ private:
     // Of a program of several graphs, only the tensors of the graph being executed (Model::tensors_of_graph).
     NrtStatus move_tensors(Model& model, const TensorSet& set, bool into_model, const HostTrace& trace);
     driver::ActivityPublisher& activity();
-    void record_activity(const Model& model, const ExecutionResult& result, double total_latency_s);
+    // `start_wall_s`: wall-clock time the execute call began (driver::wall_clock_now_s()).
+    void record_activity(const Model& model, const ExecutionResult& result, double total_latency_s, double start_wall_s);
     // A failed execution, counted by outcome, then the status to return.
     NrtStatus execution_failed(NrtStatus status, const std::string& message);
 

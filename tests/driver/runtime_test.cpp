@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <regex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -118,9 +120,10 @@ TEST(Runtime, ExecuteRunsTheModelOnTheEnginesAndReturnsItsOutputs) {
     EXPECT_EQ(rt.last_error(), "NRT:nrt_execute input tensor 'x' is missing");
 }
 
-// neuron-top's utilization: the time the model executed on its core over the simulated time since the
-// core's previous sample, so that the runtime's own work and the application's time between executions
-// count as idle.
+// neuron-top's utilization: the time the model executed on its core over the time since the core's
+// previous sample, so that the runtime's own work and the application's time between executions count
+// as idle: simulated time the host spent (here a simulated wait) and the application's own wall time
+// (here a sleep), which the simulated clock does not see.
 TEST(Runtime, UtilizationIsExecutionTimeOverTheTimeSinceTheCoresLastSample) {
     test::TempHome home;
     runtime::Runtime rt(test::shipped_configs().host("inf2.xlarge"), options_for(home, "0"));
@@ -128,11 +131,14 @@ TEST(Runtime, UtilizationIsExecutionTimeOverTheTimeSinceTheCoresLastSample) {
     rt.set_executor(std::make_unique<runtime::EngineExecutor>());
     ExampleRun run;
     ASSERT_NO_FATAL_FAILURE(prepare_example(rt, run));
+    const double first_wall_s = driver::wall_clock_now_s();
     ASSERT_EQ(rt.execute(run.model, run.in, &run.out), NrtStatus::Success) << rt.last_error();
     const double first_device_s = run.model->last_result.device_seconds;
-    constexpr double kApplicationGapS = 0.25;
-    driver::host_time::advance_s(kApplicationGapS);
+    constexpr double kSimulatedWaitS = 0.25, kSleepS = 0.1;
+    driver::host_time::advance_s(kSimulatedWaitS);
+    std::this_thread::sleep_for(std::chrono::duration<double>(kSleepS));
     ASSERT_EQ(rt.execute(run.model, run.in, &run.out), NrtStatus::Success) << rt.last_error();
+    const double application_wall_s = driver::wall_clock_now_s() - first_wall_s;   // at most this much
 
     const auto activity = rt.state().live_activity();
     ASSERT_EQ(activity.size(), 1u);
@@ -145,9 +151,10 @@ TEST(Runtime, UtilizationIsExecutionTimeOverTheTimeSinceTheCoresLastSample) {
     EXPECT_EQ(samples[0].busy_s, first_device_s);
     EXPECT_DOUBLE_EQ(samples[0].interval_s, latencies[0]);
     EXPECT_LT(samples[0].busy_s, samples[0].interval_s);
-    // The second: the gap before it is in its interval, not in its busy time.
+    // The second: the wait and the sleep before it are in its interval, not in its busy time.
     EXPECT_EQ(samples[1].busy_s, run.model->last_result.device_seconds);
-    EXPECT_NEAR(samples[1].interval_s, kApplicationGapS + latencies[1], 1e-12);
+    EXPECT_GE(samples[1].interval_s, kSimulatedWaitS + kSleepS + latencies[1]);
+    EXPECT_LE(samples[1].interval_s, kSimulatedWaitS + latencies[1] + application_wall_s);
 }
 
 // The device memory holding stream `stream`'s code, as the runtime's load placed it.
