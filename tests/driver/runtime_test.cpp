@@ -86,6 +86,13 @@ void prepare_example(runtime::Runtime& rt, ExampleRun& run) {
     run.out.tensors = {{"probs", run.probs}};
 }
 
+// The runtime initialised with the engines wired to it, and the example ready to execute.
+void start_example(runtime::Runtime& rt, ExampleRun& run) {
+    ASSERT_EQ(rt.init(), NrtStatus::Success) << rt.last_error();
+    rt.set_executor(std::make_unique<runtime::EngineExecutor>());
+    ASSERT_NO_FATAL_FAILURE(prepare_example(rt, run));
+}
+
 TEST(Runtime, ExecuteRunsTheModelOnTheEnginesAndReturnsItsOutputs) {
     test::TempHome home;
     runtime::Runtime rt(test::shipped_configs().host("inf2.xlarge"), options_for(home, "0"));
@@ -127,10 +134,8 @@ TEST(Runtime, ExecuteRunsTheModelOnTheEnginesAndReturnsItsOutputs) {
 TEST(Runtime, UtilizationIsExecutionTimeOverTheTimeSinceTheCoresLastSample) {
     test::TempHome home;
     runtime::Runtime rt(test::shipped_configs().host("inf2.xlarge"), options_for(home, "0"));
-    ASSERT_EQ(rt.init(), NrtStatus::Success) << rt.last_error();
-    rt.set_executor(std::make_unique<runtime::EngineExecutor>());
     ExampleRun run;
-    ASSERT_NO_FATAL_FAILURE(prepare_example(rt, run));
+    ASSERT_NO_FATAL_FAILURE(start_example(rt, run));
     const double first_wall_s = driver::wall_clock_now_s();
     ASSERT_EQ(rt.execute(run.model, run.in, &run.out), NrtStatus::Success) << rt.last_error();
     const double first_device_s = run.model->last_result.device_seconds;
@@ -196,10 +201,8 @@ TEST(Runtime, AWeightIsHeldInDeviceMemoryOnlyAfterTheLoad) {
 TEST(Runtime, TheEnginesRunTheCodeTheLoadPutInDeviceMemory) {
     test::TempHome home;
     runtime::Runtime rt(test::shipped_configs().host("inf2.xlarge"), options_for(home, "0"));
-    ASSERT_EQ(rt.init(), NrtStatus::Success) << rt.last_error();
-    rt.set_executor(std::make_unique<runtime::EngineExecutor>());
     ExampleRun run;
-    ASSERT_NO_FATAL_FAILURE(prepare_example(rt, run));
+    ASSERT_NO_FATAL_FAILURE(start_example(rt, run));
     runtime::Tensor* y = nullptr;
     ASSERT_EQ(rt.tensor_allocate(runtime::TensorPlacement::Host, 0, 128 * 256 * 4, "y", &y), NrtStatus::Success);
     run.out.tensors["y"] = y;
