@@ -36,6 +36,14 @@ struct Finding {
     InstructionRef first, second;     // Race: the earlier-visited and the later; UnwrittenRead: `first` only
 };
 
-std::vector<Finding> check(const isa::Container& program);
+// How much of the program the check simulated: a core whose instruction streams in a graph are those
+// of a core already found clean in it (the cores of a data-parallel program) would give the same
+// findings, so it is not checked again.
+struct CheckCoverage {
+    size_t core_graphs = 0;    // (core, graph) pairs with instructions
+    size_t repeated = 0;       // of which skipped: the same streams as a clean core's of the same graph
+};
+
+std::vector<Finding> check(const isa::Container& program, CheckCoverage* coverage = nullptr);
 
 }  // namespace nsim::sim::race_check

@@ -82,6 +82,36 @@ TEST_F(RaceCheck, TheGemmWithOneWaitRemovedIsFlagged) {
     EXPECT_NE(first.find("no semaphore orders them"), std::string::npos) << r.out;
 }
 
+// `text` (one core) as a program of two cores running the same streams, as a data-parallel program's do.
+std::string on_two_cores(std::string text) {
+    const size_t cores = text.find(".cores 1"), core0 = text.find(".core 0\n");
+    EXPECT_NE(cores, std::string::npos);
+    EXPECT_NE(core0, std::string::npos);
+    const std::string streams = text.substr(core0 + std::string(".core 0\n").size());
+    text.replace(cores, std::string(".cores 1").size(), ".cores 2");
+    return text + "\n.core 1\n" + streams;
+}
+
+// A core that repeats a clean core's streams is not checked again (it would find the same), and the
+// report says so; a racy core's copies are checked, so every core's races are listed.
+TEST_F(RaceCheck, ACoreRepeatingACleanCoresStreamsIsCheckedOnce) {
+    const auto clean = check(assemble("two", on_two_cores(read_text(kExamples + "tiled_gemm_double_buffered.s"))));
+    EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+    EXPECT_NE(clean.out.find("of 2 cores; 1 of its 2 (core, graph) pairs repeat a clean core's instructions and were not checked again"),
+              std::string::npos)
+        << clean.out;
+
+    const auto racy = check(assemble("racy-two", on_two_cores(gemm_with("reduce_dst=none, wait=mm_done>=2, signal=evacuated",
+                                                                        "reduce_dst=none, signal=evacuated"))));
+    EXPECT_EQ(racy.exit_code, 1) << racy.out << racy.err;
+    for (const char* core : {"core 0 pe #1 (matmul)", "core 1 pe #1 (matmul)"})
+        EXPECT_NE(racy.out.find(core), std::string::npos) << core << "\n" << racy.out;
+    // Different streams on each core: both checked, nothing said about repeats.
+    const auto different = check(assemble("collectives", read_text(kExamples + "collectives_two_cores.s")));
+    EXPECT_EQ(different.exit_code, 0) << different.out;
+    EXPECT_EQ(different.out.find("repeat"), std::string::npos) << different.out;
+}
+
 // Without the wait for the store of output buffer 0, ACT may overwrite it while dma1 still reads it.
 TEST_F(RaceCheck, AWriteOverWhatAnotherQueueReadsIsFlagged) {
     const auto r = check(assemble("war", gemm_with("act nop wait=stored>=1", "act nop")));

@@ -6,11 +6,14 @@
 #include <string>
 
 #include "isa/container.h"
+#include "race_check/race_checker.h"
 
 namespace nsim::tools {
 
 // Prints the findings (at most a screenful, then how many more) to `out`; returns how many there are.
-size_t print_check_findings(const isa::Container& program, const std::string& name, std::ostream& out);
+// `coverage`, when given, says how many cores' graphs were not checked again (race_checker.h).
+size_t print_check_findings(const isa::Container& program, const std::string& name, std::ostream& out,
+                            sim::race_check::CheckCoverage* coverage = nullptr);
 
 // The `check` subcommand: exit code 0 when clean, 1 when anything was found.
 int check_program(const std::string& path);
