@@ -108,6 +108,7 @@ uint32_t ProgramBuilder::add_alias(const std::string& name, isa::TensorRole role
         throw std::logic_error("alias " + name + " ends beyond the tensors it covers");
     device_top_ = alias.offset;  // it takes no room
     alias.offset = at;
+    set_metadata(isa::kAliasMetadataPrefix + name, program_.tensors[first].name);
     return index;
 }
 

@@ -63,6 +63,11 @@ struct SemaphoreName {
     bool operator==(const SemaphoreName& o) const { return index == o.index && name == o.name; }
 };
 
+// A tensor that names bytes of other tensors on purpose (a view over them: the gradient all-reduce's
+// buckets over the gradients) is declared in the metadata as "alias NAME" = the first tensor it
+// covers, so that a checker does not take it for two tensors placed over each other by mistake.
+inline constexpr const char* kAliasMetadataPrefix = "alias ";
+
 struct Container {
     uint32_t generation = 0;        // N of NeuronCore-vN
     uint32_t cores_needed = 1;
