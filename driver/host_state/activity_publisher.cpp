@@ -29,10 +29,13 @@ void ActivityPublisher::count_execution(Outcome outcome, double total_latency_s,
 }
 
 void ActivityPublisher::publish(double sim_end_s, double first_interval_s, const std::vector<CoreBusy>& cores,
-                                double application_s) {
+                                double application_total_s) {
     for (const CoreBusy& core : cores) {
         auto& samples = samples_[core.core];
-        const double interval_s = (samples.empty() ? first_interval_s : sim_end_s - samples.back().sim_end_s) + application_s;
+        double& application_before = application_at_last_sample_[core.core];
+        const double interval_s = samples.empty() ? first_interval_s
+                                                  : sim_end_s - samples.back().sim_end_s + (application_total_s - application_before);
+        application_before = application_total_s;
         samples.push_back({sim_end_s, std::max(interval_s, core.busy_s), core.busy_s, core.flops});
         if (samples.size() > kept_) samples.erase(samples.begin(), samples.end() - long(kept_));
     }

@@ -99,11 +99,12 @@ struct ProcessRecord {
     uint64_t device_memory_on(unsigned device) const;   // over the device's channels
 };
 
-// Per-core activity in simulated time, for neuron-top (activity/<pid>.json).
+// Per-core activity, for neuron-top (activity/<pid>.json): utilization is busy_s / interval_s.
 struct ActivitySample {
     double sim_end_s = 0;               // simulated time at the end of the interval
-    double interval_s = 0;
-    double busy_s = 0;
+    double interval_s = 0;              // since the core's previous sample: simulated time, plus the
+                                        // application's own wall time outside runtime calls
+    double busy_s = 0;                  // time a program executed on the core
     double flops = 0;                   // floating-point operations the core's matmuls did in the interval
 };
 struct CoreActivity {

@@ -127,6 +127,8 @@ void Runtime::release_claim() {
 }
 
 NrtStatus Runtime::init() {
+    const ApplicationTime::Call call(application_time_);
+
     const std::string where = "nrt_init";
     if (initialized_) return NrtStatus::Success;
     try {
@@ -178,6 +180,8 @@ NrtStatus Runtime::init() {
 }
 
 void Runtime::close() {
+    const ApplicationTime::Call call(application_time_);
+
     for (auto& model : models_) free_model_memory(*model);
     models_.clear();
     for (auto& tensor : tensors_)

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "activity_publisher.h"
+#include "application_time.h"
 #include "config/host_spec.h"
 #include "isa/container.h"
 #include "host_trace.h"
@@ -138,8 +139,7 @@ private:
     // Of a program of several graphs, only the tensors of the graph being executed (Model::tensors_of_graph).
     NrtStatus move_tensors(Model& model, const TensorSet& set, bool into_model, const HostTrace& trace);
     driver::ActivityPublisher& activity();
-    // `start_wall_s`: wall-clock time the execute call began (driver::wall_clock_now_s()).
-    void record_activity(const Model& model, const ExecutionResult& result, double total_latency_s, double start_wall_s);
+    void record_activity(const Model& model, const ExecutionResult& result, double total_latency_s);
     // A failed execution, counted by outcome, then the status to return.
     NrtStatus execution_failed(NrtStatus status, const std::string& message);
 
@@ -158,6 +158,7 @@ private:
     uint32_t next_model_id_ = 1;
     std::string last_error_;
     std::unique_ptr<driver::ActivityPublisher> activity_;
+    ApplicationTime application_time_;
     sim::core::TraceWriter* trace_next_ = nullptr;
 };
 

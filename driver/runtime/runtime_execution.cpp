@@ -39,7 +39,7 @@ driver::ActivityPublisher& Runtime::activity() {
     return *activity_;
 }
 
-void Runtime::record_activity(const Model& model, const ExecutionResult& result, double total_latency_s, double start_wall_s) {
+void Runtime::record_activity(const Model& model, const ExecutionResult& result, double total_latency_s) {
     std::vector<driver::ActivityPublisher::CoreBusy> cores;
     const auto& placed = model.loaded.placement.cores;
     const std::vector<double>& flops = model.flops_per_core.at(model.request.graph);
@@ -48,8 +48,7 @@ void Runtime::record_activity(const Model& model, const ExecutionResult& result,
                          i < result.core_busy_s.size() ? result.core_busy_s[i] : result.device_seconds,
                          i < flops.size() ? flops[i] : 0.0});
     activity().count_execution(driver::ActivityPublisher::Outcome::Completed, total_latency_s, result.device_seconds);
-    // The application's time since the last execution (its own work, its sleeps) is wall time on this host.
-    activity().publish(driver::host_time::now_s(), total_latency_s, cores, activity().wall_since_publish(start_wall_s));
+    activity().publish(driver::host_time::now_s(), total_latency_s, cores, application_time_.total_s());
 }
 
 NrtStatus Runtime::execution_failed(NrtStatus status, const std::string& message) {
@@ -66,11 +65,12 @@ NrtStatus Runtime::execute(Model* model, const TensorSet& inputs, TensorSet* out
 }
 
 NrtStatus Runtime::execute(Model* model, const std::string& graph_name, const TensorSet& inputs, TensorSet* outputs) {
+    const ApplicationTime::Call call(application_time_);
+
     const std::string where = "nrt_execute";
     const HostTrace trace(std::exchange(trace_next_, nullptr));
     if (const NrtStatus s = check_usable(where); s != NrtStatus::Success) return s;
     const double start = driver::host_time::now_s();
-    const double start_wall_s = driver::wall_clock_now_s();
     const uint64_t start_ps = HostTrace::now_ps();
     if (std::none_of(models_.begin(), models_.end(), [&](const auto& m) { return m.get() == model; }))
         return fail(NrtStatus::InvalidHandle, where, "not a loaded model");
@@ -128,7 +128,7 @@ NrtStatus Runtime::execute(Model* model, const std::string& graph_name, const Te
         if (const NrtStatus s = move_tensors(*model, *outputs, false, trace); s != NrtStatus::Success) return s;
     trace.slice_until_now(HostTrack::Runtime, "nrt_execute " + model->name, start_ps);
     for (const auto& c : model->loaded.placement.cores) driver_->count_inferences(c.device, c.core, 1);
-    record_activity(*model, result, driver::host_time::now_s() - start, start_wall_s);
+    record_activity(*model, result, driver::host_time::now_s() - start);
     return NrtStatus::Success;
 }
 

@@ -55,6 +55,8 @@ void Runtime::free_model_memory(Model& model) {
 }
 
 NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** out) {
+    const ApplicationTime::Call call(application_time_);
+
     if (const NrtStatus s = check_usable("nrt_load"); s != NrtStatus::Success) return s;
     isa::Container program;
     try {
@@ -66,6 +68,8 @@ NrtStatus Runtime::load(const std::vector<uint8_t>& neff, int32_t vnc, Model** o
 }
 
 NrtStatus Runtime::load(isa::Container read_program, int32_t vnc, Model** out) {
+    const ApplicationTime::Call call(application_time_);
+
     const std::string where = "nrt_load";
     if (const NrtStatus s = check_usable(where); s != NrtStatus::Success) return s;
     const double start = driver::host_time::now_s();
@@ -247,6 +251,8 @@ NrtStatus Runtime::load(isa::Container read_program, int32_t vnc, Model** out) {
 }
 
 NrtStatus Runtime::unload(Model* model) {
+    const ApplicationTime::Call call(application_time_);
+
     auto it = std::find_if(models_.begin(), models_.end(), [&](const auto& m) { return m.get() == model; });
     if (it == models_.end()) return fail(NrtStatus::InvalidHandle, "nrt_unload", "not a loaded model");
     free_model_memory(**it);

@@ -23,6 +23,8 @@
 namespace nsim::runtime {
 
 NrtStatus Runtime::tensor_allocate(TensorPlacement placement, int32_t vnc, uint64_t size, const std::string& name, Tensor** out) {
+    const ApplicationTime::Call call(application_time_);
+
     const std::string where = "nrt_tensor_allocate";
     if (const NrtStatus s = check_usable(where); s != NrtStatus::Success) return s;
     auto tensor = std::make_unique<Tensor>();
@@ -51,6 +53,8 @@ NrtStatus Runtime::tensor_allocate(TensorPlacement placement, int32_t vnc, uint6
 }
 
 void Runtime::tensor_free(Tensor** tensor) {
+    const ApplicationTime::Call call(application_time_);
+
     if (!tensor || !*tensor) return;
     auto it = std::find_if(tensors_.begin(), tensors_.end(), [&](const auto& t) { return t.get() == *tensor; });
     if (it != tensors_.end()) {
@@ -61,6 +65,8 @@ void Runtime::tensor_free(Tensor** tensor) {
 }
 
 NrtStatus Runtime::tensor_write(Tensor* tensor, const void* data, uint64_t offset, uint64_t size) {
+    const ApplicationTime::Call call(application_time_);
+
     const std::string where = "nrt_tensor_write";
     if (!tensor) return fail(NrtStatus::InvalidHandle, where, "no tensor");
     if (offset > tensor->size || size > tensor->size - offset)
@@ -80,6 +86,8 @@ NrtStatus Runtime::tensor_write(Tensor* tensor, const void* data, uint64_t offse
 }
 
 NrtStatus Runtime::tensor_read(const Tensor* tensor, void* data, uint64_t offset, uint64_t size) {
+    const ApplicationTime::Call call(application_time_);
+
     const std::string where = "nrt_tensor_read";
     if (!tensor) return fail(NrtStatus::InvalidHandle, where, "no tensor");
     if (offset > tensor->size || size > tensor->size - offset)

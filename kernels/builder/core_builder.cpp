@@ -257,6 +257,7 @@ DmaChannel& CoreBuilder::dma_channel(const std::string& name, uint32_t queue_cla
         throw std::length_error("the schedule needs more than the " + std::to_string(spec_.dma_queues_per_engine) +
                                 " DMA queues per engine of " + spec_.name);
     auto channel = std::make_unique<DmaChannel>();
+    channel->owner_ = this;
     channel->name_ = name;
     channel->semaphore_ = new_semaphore(name);
     for (uint32_t e = 0; e < width; ++e) channel->queues_.push_back(uint8_t(queue_class * engines + e));
@@ -357,7 +358,13 @@ void CoreBuilder::dma_gather(DmaChannel& channel, const std::vector<GatherPiece>
     transfer(channel, gathers, all);
 }
 
+void CoreBuilder::check_owned(const DmaChannel& channel) const {
+    if (channel.owner_ != this)
+        throw std::logic_error("DMA channel '" + channel.name_ + "' is another core's (make one on core " + std::to_string(core_) + ")");
+}
+
 void CoreBuilder::transfer(DmaChannel& channel, const std::vector<Instruction>& pieces, const std::vector<Use>& uses) {
+    check_owned(channel);
     const uint16_t sem = channel.semaphore_;
     const SyncSet deps = dma_dependencies(channel, uses);
     for (const Instruction& piece : pieces) {
@@ -370,6 +377,7 @@ void CoreBuilder::transfer(DmaChannel& channel, const std::vector<Instruction>& 
 }
 
 void CoreBuilder::point_to_point(DmaChannel& channel, Instruction inst, const std::vector<Use>& uses) {
+    check_owned(channel);
     const SyncSet deps = dma_dependencies(channel, uses);
     const uint16_t sem = channel.semaphore_;
     ++signals_[sem];

@@ -48,6 +48,7 @@ public:
 
 private:
     friend class CoreBuilder;
+    const CoreBuilder* owner_ = nullptr;   // its semaphore and queues are this core's
     std::string name_;
     uint16_t semaphore_ = 0;
     std::vector<uint8_t> queues_;
@@ -187,6 +188,8 @@ private:
     void allocate_join_scratch();
     SyncSet dma_dependencies(DmaChannel& channel, const std::vector<Use>& uses);
     // Emits a transfer's pieces (dma_copy or dma_gather) round robin on the channel's queues.
+    // std::logic_error unless `channel` was made by this core (its semaphore and queues are this core's).
+    void check_owned(const DmaChannel& channel) const;
     void transfer(DmaChannel& channel, const std::vector<isa::Instruction>& pieces, const std::vector<Use>& uses);
     void point_to_point(DmaChannel& channel, isa::Instruction inst, const std::vector<Use>& uses);
     Buffer allocate_sbuf(uint64_t bytes_per_partition, const std::string& what, bool tracked);

@@ -162,6 +162,30 @@ TEST(Runtime, UtilizationIsExecutionTimeOverTheTimeSinceTheCoresLastSample) {
     EXPECT_LE(samples[1].interval_s, kSimulatedWaitS + latencies[1] + application_wall_s);
 }
 
+// The application's time is the wall time between runtime calls, not inside them (a call that makes
+// another counts once).
+TEST(ApplicationTime, CountsTheWallTimeBetweenCallsOnly) {
+    using runtime::ApplicationTime;
+    using Clock = std::chrono::steady_clock;
+    ApplicationTime time;
+    constexpr std::chrono::milliseconds kPause{50};
+    Clock::time_point between;   // just before the first call returns
+    {
+        const ApplicationTime::Call load(time);
+        std::this_thread::sleep_for(kPause);   // the runtime's own work
+        const ApplicationTime::Call nested(time);
+        between = Clock::now();
+    }
+    EXPECT_EQ(time.total_s(), 0.0);
+    std::this_thread::sleep_for(kPause);   // the application's
+    { const ApplicationTime::Call execute(time); }
+    const double at_most = std::chrono::duration<double>(Clock::now() - between).count();
+    EXPECT_GE(time.total_s(), 0.05);
+    EXPECT_LE(time.total_s(), at_most);
+    { const ApplicationTime::Call read(time); }   // straight after: almost nothing more
+    EXPECT_LE(time.total_s(), std::chrono::duration<double>(Clock::now() - between).count());
+}
+
 // The device memory holding stream `stream`'s code, as the runtime's load placed it.
 struct CodeInDeviceMemory {
     sim::SparseMemory* storage = nullptr;
@@ -242,7 +266,7 @@ TEST(Runtime, TheEnginesRunTheCodeTheLoadPutInDeviceMemory) {
     ASSERT_EQ(changed.size(), bytes.size());
     code.storage->write(code.offset, changed.data(), changed.size());
     const std::vector<float> shifted = execute_y();
-    const float gamma[4] = {1.0f, 0.5f, 0.75f, 0.25f};  // the example's .data, repeated over the columns
+    const float gamma[4] = {1.0f, 0.5f, 0.75f, 0.25f};  // the example's gamma: these four, repeated
     int differing = 0;
     for (size_t i = 0; i < scaled.size(); ++i) {
         const float g = gamma[(i % 256) % 4];

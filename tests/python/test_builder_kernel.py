@@ -106,3 +106,13 @@ def test_a_core_used_after_finish_says_so():
         with pytest.raises(ns.Error, match="finished its program"):
             use()
     assert io.name == "io"
+
+
+def test_a_dma_channel_works_on_its_own_core_only():
+    b = ns.KernelBuilder("trn1.2xlarge", 2)
+    a_index = b.add_tensor("A", "input", "bf16", [128, 64])
+    first, second = b.core(0), b.core(1)
+    io = first.dma_channel("io")
+    a = second.sbuf(128, "A")
+    with pytest.raises(RuntimeError, match="DMA channel 'io' is another core's"):
+        second.copy(io, ns.tile(a, "bf16", 0, 128, 0, 64), ns.dram_rows(a_index, "bf16", 64, 0, 128, 0, 64))
