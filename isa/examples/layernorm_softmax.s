@@ -57,7 +57,7 @@
 
 .core 0
 # Inputs: x, gamma's row on every partition (partition stride 0: one 1 KiB descriptor per partition;
-# a stride-0 innermost dimension would cost a descriptor per element, ~1 ms for 32768 of them), scores.
+# a stride-0 innermost dimension would cost a descriptor per element, 32768 of them), scores.
 dma0 dma_copy dst=fp32 sbuf[0:128] +0 [[1,256]], src=fp32 dram:x +0 [[256,128],[1,256]], signal=loaded
 dma0 dma_copy dst=fp32 sbuf[0:128] +3072 [[1,256]], src=fp32 dram:gamma +0 [[0,128],[1,256]], signal=loaded
 dma0 dma_copy dst=fp32 sbuf[0:128] +8192 [[1,128]], src=fp32 dram:scores +0 [[128,128],[1,128]], signal=loaded

@@ -45,10 +45,10 @@ struct ByteState {
 template <class State>
 class IntervalMap {
 public:
-    // Calls update(state, begin) on every piece of [range) with its current state; `begin` is where
-    // the piece starts.
-    template <class Update>
-    void update(ByteRange range, Update&& update);
+    // Calls visit(state, begin) on every piece of [range) with its current state; `begin` is where
+    // the piece starts. (The range is of bytes or, for the inner maps of SBUF and PSUM, of partitions.)
+    template <class Visit>
+    void update(ByteRange range, Visit&& visit);
     bool operator==(const IntervalMap& o) const { return pieces_ == o.pieces_; }
 
 private:
@@ -73,13 +73,13 @@ private:
 // they agree) one state, not 128. Device and host memory: by byte (one "partition").
 class ShadowMemory {
 public:
-    // Calls update(state, address) on every piece of `region`, `address` its first byte as
+    // Calls visit(state, address) on every piece of `region`, `address` its first byte as
     // (partition << 32) + byte.
-    template <class Update>
-    void update(const Region& region, Update&& update) {
+    template <class Visit>
+    void update(const Region& region, Visit&& visit) {
         bytes_.update(region.bytes, [&](IntervalMap<ByteState>& partitions, uint64_t byte) {
             partitions.update({region.first_partition, region.end_partition},
-                              [&](ByteState& state, uint64_t partition) { update(state, (partition << 32) + byte); });
+                              [&](ByteState& state, uint64_t partition) { visit(state, (partition << 32) + byte); });
         });
     }
 
@@ -88,14 +88,14 @@ private:
 };
 
 template <class State>
-template <class Update>
-void IntervalMap<State>::update(ByteRange range, Update&& update) {
+template <class Visit>
+void IntervalMap<State>::update(ByteRange range, Visit&& visit) {
     if (range.begin >= range.end) return;
     split(range.end);
     auto it = split(range.begin);
     for (uint64_t at = range.begin; at < range.end; ++it) {
         it = fill_gap(it, at, range.end);
-        update(it->second.state, it->first);
+        visit(it->second.state, it->first);
         at = it->second.end;
     }
     merge_equal(range.begin, range.end);

@@ -27,7 +27,7 @@ BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& o) {
     const auto& engines = host.chip.core.engines;
     if (std::none_of(engines.begin(), engines.end(), [](const auto& e) { return e.name == "gpsimd"; }))
         throw UserError(fmt::format("{}'s {} has no GpSimd engine, which the training kernels use: training runs on "
-                                    "NeuronCore-v2 and later (trn1, trn2, inf2)", host.instance.name, host.chip.core.name));
+                                    "NeuronCore-v2 and later", host.instance.name, host.chip.core.name));
     const uint32_t machine_cores = host.instance.devices * host.chip.cores_per_device;
     if (o.cores > machine_cores)
         throw UserError(std::to_string(o.cores) + " cores asked, " + host.instance.name + " has " + std::to_string(machine_cores));

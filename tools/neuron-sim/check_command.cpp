@@ -29,15 +29,18 @@ int check_program(const std::string& path) {
     for (const isa::InstructionStream& s : program.streams) instructions += s.instructions.size();
     sim::race_check::CheckCoverage coverage;
     const size_t found = print_check_findings(program, path, std::cout, &coverage);
+    // A core graph: one graph's streams on one core.
     const std::string repeated =
         coverage.repeated == 0 ? ""
-                               : fmt::format("; {} of its {} (core, graph) pairs repeat a clean core's instructions and were not checked again",
+                               : fmt::format("{} of its {} core graphs repeat a clean core's instructions and were not checked again",
                                              coverage.repeated, coverage.core_graphs);
     if (found == 0)
         std::cout << fmt::format("{}: clean: no races, unwritten reads, overlapping tensors or unsatisfiable waits ({} instructions "
-                                 "on {} queues of {} core{}{})\n",
+                                 "on {} queues of {} core{}{}{})\n",
                                  path, instructions, program.streams.size(), program.cores_needed, program.cores_needed == 1 ? "" : "s",
-                                 repeated);
+                                 repeated.empty() ? "" : "; ", repeated);
+    else if (!repeated.empty())
+        std::cout << path << ": " << repeated << "\n";
     return found == 0 ? 0 : 1;
 }
 

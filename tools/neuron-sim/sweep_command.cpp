@@ -147,6 +147,9 @@ int run_sweep(const MachineSelection& machine, const SweepOptions& o) {
             print_error_line("neuron-sim", e.what());
             ranks->share_from_first(std::nullopt);
             return kExitUserError;
+        } catch (...) {
+            ranks->share_from_first(std::nullopt);   // the other ranks must not wait for a plan
+            throw;
         }
     }
     shared = ranks->share_from_first(shared);
