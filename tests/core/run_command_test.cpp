@@ -244,6 +244,20 @@ TEST(RunCommand, UnwritableTraceIsAnError) {
                           "cannot write the trace file /: Is a directory");
 }
 
+// An unwritable --profile is said before the run, as --trace's is, not after minutes of executions: a
+// program that would deadlock shows which came first. The check leaves no file behind.
+TEST(RunCommand, UnwritableProfileIsAnErrorBeforeTheRun) {
+    const std::string prog = write_program("run_profile_err.bin", ".target v2\n.cores 1\n.sem never 0\n.core 0\nact nop wait=never>=1\n");
+    expect_one_line_error(test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + prog +
+                                            " --iterations 20 --profile /nonexistent/p.json"),
+                          "cannot write the profile file /nonexistent/p.json: No such file or directory");
+    const fs::path fresh = test::scratch_path("run_profile_probe.json");
+    fs::remove(fresh);
+    const auto r = test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + prog + " --profile " + fresh.string());
+    EXPECT_NE(r.err.find("deadlock at"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(fresh));
+}
+
 TEST(RunCommand, DeadlockEndsWithAReportAndAFailure) {
     const std::string prog = write_program("run_deadlock.bin", ".target v2\n.cores 1\n.sem never 0\n.core 0\nact nop wait=never>=1\n");
     const auto r = test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + prog);

@@ -373,6 +373,16 @@ TEST(TrainCli, UserErrorsAreOneLine) {
     expect_neuron_sim_user_error(
         run_command(train(program, "--steps 1 --functional --save " + bad.string() + " --data " + write_mrpc_pairs(dir.path(), 4).string())),
         "exists and is not a directory");
+    // A --save directory that cannot be made is said before the step runs (no LOG line), and the
+    // check leaves no directory behind when it can.
+    const auto unwritable =
+        run_command(train(program, "--steps 1 --functional --save /proc/x --data " + write_mrpc_pairs(dir.path(), 4).string()));
+    expect_neuron_sim_user_error(unwritable, "--save /proc/x: No such file or directory");
+    EXPECT_EQ(unwritable.out.find("LOG"), std::string::npos) << unwritable.out;
+    const fs::path nested = dir / "made" / "ckpt";
+    expect_neuron_sim_user_error(
+        run_command(train(program, "--steps 1 --functional --save " + nested.string() + " --data " + bad.string())), bad.string());
+    EXPECT_FALSE(fs::exists(dir / "made"));
     // Builds the program cannot be.
     auto expect_build_error = [&](const std::string& args, const std::string& needle) {
         const auto r = run_command(build_train("--model " + write_config(dir.path()).string() + " --seq 32 " + args + " -o " +
