@@ -225,6 +225,14 @@ TEST(RunCommand, UsageErrorsAreOneLineWithExitCode2) {
     const auto unknown = test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + prog + " --itterations 3");
     expect_one_line_error(unknown, "--itterations");
     EXPECT_EQ(unknown.exit_code, 2);
+    // Text that is no number says so, not that it is out of range (every tool's range checks: number_options.h).
+    const auto not_a_number = test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + prog + " --iterations abc");
+    expect_one_line_error(not_a_number, "--iterations: abc is not a number");
+    EXPECT_EQ(not_a_number.exit_code, 2);
+    expect_one_line_error(test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + prog + " --iterations 2.5"),
+                          "--iterations: 2.5 is not a whole number");
+    expect_one_line_error(test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + prog + " --iterations 0"),
+                          "--iterations: Value 0 not in range 1 to 1000000");
     const auto missing = test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run");
     expect_one_line_error(missing, "program is required");
     EXPECT_EQ(missing.exit_code, 2);

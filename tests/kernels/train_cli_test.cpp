@@ -363,6 +363,13 @@ TEST(TrainCli, UserErrorsAreOneLine) {
                   .exit_code,
               0);
     expect_neuron_sim_user_error(run_command(train(inference, "--steps 1")), "is an inference model");
+    // A training program given to the commands that take an inference model says what it is and what runs it.
+    const std::string training_program = program.string() + " is a training program (neuron-build bert-train): run it with "
+                                                             "neuron-sim train; ";
+    expect_neuron_sim_user_error(run_command(testing::neuron_sim(kInstance, "serve") + program.string()),
+                                 training_program + "serve needs an inference model (neuron-build bert)");
+    expect_neuron_sim_user_error(run_command(testing::neuron_sim(kInstance, "run") + program.string() + " --functional --pairs x.tsv"),
+                                 training_program + "--pairs needs an inference model (neuron-build bert)");
     // A data file that does not parse, and one without labels' worth of pairs.
     const fs::path bad = dir / "bad.tsv";
     testing::write_text(bad, "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\nnot a line of five fields\n");

@@ -34,7 +34,7 @@ bool read_report_line(std::istream& in, std::string& line) {
 int main(int argc, char** argv) {
     CLI::App app{"Serve neuron-monitor's reports (read on stdin) as Prometheus metrics", "neuron-monitor-prometheus"};
     int port = 8000;
-    app.add_option("--port", port, "TCP port on 127.0.0.1 (the real exporter's default: 8000)")->check(CLI::Range(1, 65535));
+    app.add_option("--port", port, "TCP port on 127.0.0.1 (the real exporter's default: 8000)")->check(nsim::tools::in_range(1, 65535));
 
     return nsim::tools::run_tool(app, argc, argv, [&] {
         nsim::tools::PrometheusExposition exposition;

@@ -38,6 +38,7 @@ int run_program(const MachineSelection& machine, const RunOptions& options) {
     isa::Container program = library::read_program(options.program);
     if (!options.inputs.empty() || !options.output_dir.empty()) program = with_input_files(std::move(program), options);
     if (!options.pairs.empty()) {
+        library::refuse_training_program(program, options.program, "--pairs");
         if (!library::is_built_model(program))
             throw UserError("--pairs needs a BERT model built by neuron-build; " + options.program + " is a bare program");
         return run_pairs(machine, options, std::move(program));
