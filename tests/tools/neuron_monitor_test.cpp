@@ -180,6 +180,21 @@ TEST(NeuronMonitorPrometheus, AnEndlessLineOnStdinIsOneLineNotAnAllocationFailur
     EXPECT_EQ(r.err, "neuron-monitor-prometheus: stdin: a line longer than 16 MiB is not a neuron-monitor report\n");
 }
 
+// neuron-monitor's output ends, so does the exporter: input that ends at once (before the server has
+// begun listening) too, which kept it serving for ever. A line that is not a report is skipped.
+TEST(NeuronMonitorPrometheus, StopsWhenItsInputEnds) {
+    for (int i = 0; i < 5; ++i) {
+        const auto r = test::run_command("echo garbage | timeout 60 " + test::tool_path("neuron-monitor-prometheus") +
+                                         " --port " + std::to_string(free_port()));
+        ASSERT_EQ(r.exit_code, 0) << r.err;   // timeout's 124 when it kept running
+        EXPECT_EQ(test::count_lines(r.err), 1) << r.err;
+        EXPECT_NE(r.err.find("skipped a line that is not a report"), std::string::npos) << r.err;
+    }
+    const auto empty = test::run_command("timeout 60 " + test::tool_path("neuron-monitor-prometheus") + " --port " +
+                                         std::to_string(free_port()) + " < /dev/null");
+    EXPECT_EQ(empty.exit_code, 0) << empty.err;
+}
+
 // trn2 with two physical NeuronCores per logical one: each logical core also reports its physical
 // cores' utilisation under "v3d" (tools.md 3.2), numbered nc_v3.<logical x 2 + i>.
 TEST(NeuronMonitorCounters, LogicalCoresOfTrn2ShowTheirPhysicalCores) {
