@@ -16,11 +16,14 @@ template <typename T>
 CLI::Validator in_range(T min, T max) {
     const CLI::Range range(min, max);
     return CLI::Validator(
-        [range](std::string& text) {
+        [range, min, max](std::string& text) {
             double value = 0;
             if (!CLI::detail::lexical_cast(text, value)) return text + " is not a number";
             if (!std::isfinite(value)) return text + " is not a finite number";
             if (std::is_integral_v<T> && value != std::floor(value)) return text + " is not a whole number";
+            // Here too, in Range's words: its conversion to an unsigned type wraps "-1" round to the largest value.
+            if (value < double(min) || value > double(max))
+                return "Value " + text + " not in range " + std::to_string(min) + " to " + std::to_string(max);
             return range(text);
         },
         range.get_description());
