@@ -216,16 +216,7 @@ private:
                 limit(i, "matmul contraction (partitions)", st.partition_count, limits_.max_contraction);
                 limit(i, "matmul stationary tile free size", st.free_elements(), limits_.max_stationary_free);
                 limit(i, "matmul moving tile free size", mv.free_elements(), limits_.max_moving_free);
-                if (mv.partition_count != st.partition_count)
-                    report(i, "moving has " + std::to_string(mv.partition_count) + " partitions, stationary " +
-                                  std::to_string(st.partition_count));
-                if (dst.partition_count != st.free_elements())
-                    report(i, "dst has " + std::to_string(dst.partition_count) +
-                                  " partitions, the stationary free size is " + std::to_string(st.free_elements()));
-                if (dst.free_elements() != mv.free_elements())
-                    report(i, "dst has " + std::to_string(dst.free_elements()) +
-                                  " elements per partition, the moving free size is " +
-                                  std::to_string(mv.free_elements()));
+                for (std::string& problem : matmul_shape_problems(dst, st, mv)) report(i, std::move(problem));
                 break;
             }
             case Opcode::Transpose: {
@@ -425,6 +416,21 @@ std::vector<Diagnostic> check_streams(const Container& c, const GenerationLimits
 }
 
 }  // namespace
+
+std::vector<std::string> matmul_shape_problems(const AccessPattern& dst, const AccessPattern& stationary,
+                                               const AccessPattern& moving) {
+    std::vector<std::string> problems;
+    if (moving.partition_count != stationary.partition_count)
+        problems.push_back("moving has " + std::to_string(moving.partition_count) + " partitions, stationary " +
+                           std::to_string(stationary.partition_count));
+    if (dst.partition_count != stationary.free_elements())
+        problems.push_back("dst has " + std::to_string(dst.partition_count) + " partitions, the stationary free size is " +
+                           std::to_string(stationary.free_elements()));
+    if (dst.free_elements() != moving.free_elements())
+        problems.push_back("dst has " + std::to_string(dst.free_elements()) +
+                           " elements per partition, the moving free size is " + std::to_string(moving.free_elements()));
+    return problems;
+}
 
 std::vector<Diagnostic> validate(const Container& c, const GenerationLimits& limits) {
     static std::mutex lock;  // tests may validate on several threads

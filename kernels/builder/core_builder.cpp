@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "isa/validator.h"
+
 namespace nsim::kernels::builder {
 namespace {
 
@@ -111,9 +113,14 @@ Buffer CoreBuilder::sbuf_alias(const Buffer& base, uint64_t offset, uint64_t byt
 }
 
 Buffer CoreBuilder::psum(uint32_t bank, uint32_t first, uint32_t count) {
-    if (bank >= spec_.psum.banks || count == 0 || first + count > kPsumGranules)
-        throw std::logic_error("PSUM bank " + std::to_string(bank) + " granules " + std::to_string(first) + "+" +
-                               std::to_string(count) + " do not exist");
+    // invalid_argument: a caller's mistake (Python: ValueError), said with what exists.
+    if (bank >= spec_.psum.banks)
+        throw std::invalid_argument("PSUM bank " + std::to_string(bank) + " does not exist: the core has " +
+                                    std::to_string(spec_.psum.banks) + " banks (0-" + std::to_string(spec_.psum.banks - 1) + ")");
+    if (count == 0 || first + count > kPsumGranules)
+        throw std::invalid_argument("PSUM bank " + std::to_string(bank) + " granules " + std::to_string(first) + "+" +
+                                    std::to_string(count) + " do not exist (a bank has " + std::to_string(kPsumGranules) +
+                                    ")");
     if (psum_semaphores_.empty()) psum_semaphores_.assign(spec_.psum.banks, isa::kNoSemaphore);
     if (psum_semaphores_[bank] == isa::kNoSemaphore) psum_semaphores_[bank] = new_semaphore("psum_bank" + std::to_string(bank));
     const auto key = std::make_tuple(bank, first, count);
@@ -433,6 +440,9 @@ void CoreBuilder::all_gather(DmaChannel& channel, const View& dst, const View& s
 
 void CoreBuilder::matmul(const View& dst, const View& stationary, const View& moving, bool accumulate) {
     namespace F = isa::fields::Matmul;
+    // Refused here, in the validator's words, rather than only when the finished program is run.
+    if (const std::vector<std::string> problems = isa::matmul_shape_problems(dst.ap, stationary.ap, moving.ap); !problems.empty())
+        throw std::invalid_argument("matmul: " + problems.front());
     Instruction inst = make(Opcode::Matmul);
     inst.set(F::dst, dst.ap).set(F::stationary, stationary.ap).set(F::moving, moving.ap);
     inst.set_enum(F::acc, accumulate ? isa::AccumulateMode::Accumulate : isa::AccumulateMode::Overwrite);

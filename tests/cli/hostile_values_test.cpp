@@ -104,7 +104,7 @@ TEST_F(HostileValues, ServeRefusesMoreRequestsThanItKeepsAndANanDelay) {
     ASSERT_EQ(built.exit_code, 0) << built.err;
     expect_one_line(run(sim("serve " + model.string() + " --clients 100000 --requests 1000000")),
                     "100000 clients x 1000000 requests is more than the 10000000 requests");
-    expect_one_line(run(sim("serve " + model.string() + " --max-batch-delay nan")), "not a finite number: nan");
+    expect_one_line(run(sim("serve " + model.string() + " --max-batch-delay nan")), "--max-batch-delay: nan is not a finite number");
     // A file that is not a model: the message names it.
     const fs::path garbage = dir_ / "garbage.bin";
     std::ofstream(garbage) << "NSIMEXE" << std::string(100, '\0');

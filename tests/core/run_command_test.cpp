@@ -225,6 +225,14 @@ TEST(RunCommand, UsageErrorsAreOneLineWithExitCode2) {
     const auto unknown = test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + prog + " --itterations 3");
     expect_one_line_error(unknown, "--itterations");
     EXPECT_EQ(unknown.exit_code, 2);
+    // Text that is no number says so, not that it is out of range (every tool's range checks: number_options.h).
+    const auto not_a_number = test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + prog + " --iterations abc");
+    expect_one_line_error(not_a_number, "--iterations: abc is not a number");
+    EXPECT_EQ(not_a_number.exit_code, 2);
+    expect_one_line_error(test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + prog + " --iterations 2.5"),
+                          "--iterations: 2.5 is not a whole number");
+    expect_one_line_error(test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + prog + " --iterations 0"),
+                          "--iterations: Value 0 not in range 1 to 1000000");
     const auto missing = test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run");
     expect_one_line_error(missing, "program is required");
     EXPECT_EQ(missing.exit_code, 2);
@@ -242,6 +250,20 @@ TEST(RunCommand, UnwritableTraceIsAnError) {
     // A directory where the file should go says so, rather than only that it cannot be written.
     expect_one_line_error(test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + prog + " --trace /"),
                           "cannot write the trace file /: Is a directory");
+}
+
+// An unwritable --profile is said before the run, as --trace's is, not after minutes of executions: a
+// program that would deadlock shows which came first. The check leaves no file behind.
+TEST(RunCommand, UnwritableProfileIsAnErrorBeforeTheRun) {
+    const std::string prog = write_program("run_profile_err.bin", ".target v2\n.cores 1\n.sem never 0\n.core 0\nact nop wait=never>=1\n");
+    expect_one_line_error(test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + prog +
+                                            " --iterations 20 --profile /nonexistent/p.json"),
+                          "cannot write the profile file /nonexistent/p.json: No such file or directory");
+    const fs::path fresh = test::scratch_path("run_profile_probe.json");
+    fs::remove(fresh);
+    const auto r = test::run_command(neuron_sim_path() + " --instance trn1.2xlarge run " + prog + " --profile " + fresh.string());
+    EXPECT_NE(r.err.find("deadlock at"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(fresh));
 }
 
 TEST(RunCommand, DeadlockEndsWithAReportAndAFailure) {

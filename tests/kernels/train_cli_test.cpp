@@ -363,6 +363,13 @@ TEST(TrainCli, UserErrorsAreOneLine) {
                   .exit_code,
               0);
     expect_neuron_sim_user_error(run_command(train(inference, "--steps 1")), "is an inference model");
+    // A training program given to the commands that take an inference model says what it is and what runs it.
+    const std::string training_program = program.string() + " is a training program (neuron-build bert-train): run it with "
+                                                             "neuron-sim train; ";
+    expect_neuron_sim_user_error(run_command(testing::neuron_sim(kInstance, "serve") + program.string()),
+                                 training_program + "serve needs an inference model (neuron-build bert)");
+    expect_neuron_sim_user_error(run_command(testing::neuron_sim(kInstance, "run") + program.string() + " --functional --pairs x.tsv"),
+                                 training_program + "--pairs needs an inference model (neuron-build bert)");
     // A data file that does not parse, and one without labels' worth of pairs.
     const fs::path bad = dir / "bad.tsv";
     testing::write_text(bad, "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\nnot a line of five fields\n");
@@ -373,6 +380,16 @@ TEST(TrainCli, UserErrorsAreOneLine) {
     expect_neuron_sim_user_error(
         run_command(train(program, "--steps 1 --functional --save " + bad.string() + " --data " + write_mrpc_pairs(dir.path(), 4).string())),
         "exists and is not a directory");
+    // A --save directory that cannot be made is said before the step runs (no LOG line), and the
+    // check leaves no directory behind when it can.
+    const auto unwritable =
+        run_command(train(program, "--steps 1 --functional --save /proc/x --data " + write_mrpc_pairs(dir.path(), 4).string()));
+    expect_neuron_sim_user_error(unwritable, "--save /proc/x: No such file or directory");
+    EXPECT_EQ(unwritable.out.find("LOG"), std::string::npos) << unwritable.out;
+    const fs::path nested = dir / "made" / "ckpt";
+    expect_neuron_sim_user_error(
+        run_command(train(program, "--steps 1 --functional --save " + nested.string() + " --data " + bad.string())), bad.string());
+    EXPECT_FALSE(fs::exists(dir / "made"));
     // Builds the program cannot be.
     auto expect_build_error = [&](const std::string& args, const std::string& needle) {
         const auto r = run_command(build_train("--model " + write_config(dir.path()).string() + " --seq 32 " + args + " -o " +

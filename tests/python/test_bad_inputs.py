@@ -78,6 +78,17 @@ def test_one_instance_per_process(instance):
         ns.open_instance("inf2.xlarge")
 
 
+def test_an_unknown_instance_is_reported_as_unknown_while_another_is_open(instance):
+    with pytest.raises(ns.Error, match="unknown instance 'nope'") as error:
+        ns.open_instance("nope")
+    assert "one host" not in str(error.value)
+
+
+def test_a_negative_iteration_count_is_one_value_error(instance, gemm):
+    with pytest.raises(ValueError, match=r"^iterations must not be negative \(it is -1\)$"):
+        instance.run(gemm, iterations=-1)
+
+
 def test_unknown_instance_is_an_error():
     # Checked before anything is opened (it names the instance).
     with pytest.raises(ns.Error, match="no-such"):

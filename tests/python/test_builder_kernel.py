@@ -116,3 +116,40 @@ def test_a_dma_channel_works_on_its_own_core_only():
     a = second.sbuf(128, "A")
     with pytest.raises(RuntimeError, match="DMA channel 'io' is another core's"):
         second.copy(io, ns.tile(a, "bf16", 0, 128, 0, 64), ns.dram_rows(a_index, "bf16", 64, 0, 128, 0, 64))
+
+
+def test_a_psum_bank_that_does_not_exist_names_the_bank_count():
+    core = ns.KernelBuilder("trn1.2xlarge").core(0)
+    with pytest.raises(ValueError, match=r"^PSUM bank 99 does not exist: the core has 8 banks \(0-7\)$"):
+        core.psum(99)
+
+
+def test_negative_sizes_and_indices_are_one_line_value_errors():
+    # Not pybind's many-line TypeError listing the signature: one ValueError naming the argument.
+    b = ns.KernelBuilder("trn1.2xlarge")
+    core = b.core(0)
+    uses = {
+        "bank": lambda: core.psum(-1),
+        "bytes_per_partition": lambda: core.sbuf(-64, "x"),
+        "index": lambda: b.core(-1),
+        "cores": lambda: ns.KernelBuilder("trn1.2xlarge", cores=-2),
+        "partitions": lambda: ns.tile(core.psum(0), "fp32", 0, -1, 0, 4),
+        "rows": lambda: ns.dram_rows(0, "fp32", 4, 0, -4, 0, 4),
+    }
+    for name, use in uses.items():
+        with pytest.raises(ValueError) as error:
+            use()
+        assert str(error.value).startswith(name + " must not be negative (it is -"), str(error.value)
+        assert "\n" not in str(error.value)
+
+
+def test_a_matmul_whose_shapes_do_not_fit_is_refused_at_the_call():
+    # The validator's own message, at the builder call: before, Program.check() found nothing and only
+    # run refused the finished program.
+    b = ns.KernelBuilder("trn1.2xlarge")
+    core = b.core(0)
+    a_sb = core.sbuf(M * 2, "A")
+    b_sb = core.sbuf(N * 2, "B")
+    acc = core.psum(0)
+    with pytest.raises(ValueError, match=r"^matmul: dst has 256 elements per partition, the moving free size is 64$"):
+        core.matmul(ns.tile(acc, "fp32", 0, M, 0, N), ns.tile(a_sb, "bf16", 0, K, 0, M), ns.tile(b_sb, "bf16", 0, K, 0, 64))

@@ -113,8 +113,13 @@ TEST(NccomTest, SixteenRanksRunOnTheSecondHalfButNotFromTheMiddle) {
 TEST(NccomTest, RankCountsTheRuntimeDoesNotRunAreOneLine) {
     test::expect_one_line_error(test::run_command(nccom("trn1.32xlarge", "all_reduce -r 4 -b 1K -e 1K")),
                                 "trn1.32xlarge runs collectives on 2, 8, 16 or 32 ranks");
+    // More ranks than the instance has cores: the hint names -N, nccom-test's way to more instances.
     test::expect_one_line_error(test::run_command(nccom("trn1.32xlarge", "all_gather -r 64 -b 1K -e 1K")),
-                                "needs 64 NeuronCores");
+                                "nccom-test: -r 64 ranks; a trn1.32xlarge has 32 NeuronCores (more ranks than one instance "
+                                "has: add -N 2 to spread them over 2 instances)");
+    test::expect_one_line_error(test::run_command(nccom("trn1.2xlarge", "all_reduce -r 4 -b 1K -e 1K")),
+                                "(more ranks than one instance has: -N spreads them over instances joined by EFA, which a "
+                                "trn1.2xlarge has not)");
     test::expect_one_line_error(test::run_command(nccom("trn1.32xlarge", "all_reduce -r 1 -b 1K -e 1K")),
                                 "a collective needs at least 2 ranks");
 }

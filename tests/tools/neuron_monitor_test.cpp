@@ -156,6 +156,23 @@ TEST_F(NeuronMonitor, PrometheusEndpointServesTheRealMetricNames) {
     EXPECT_NE(metrics.find("neuron_device_count=\"1\""), std::string::npos) << metrics;
 }
 
+// The first report comes one period after the monitor starts and covers that period: its CPU usage
+// is of a real interval (a report at once measured nothing: every mode 0, idle too) and its period is
+// the time that passed, not the configured one stamped on a zero-length interval.
+TEST(NeuronMonitorFirstReport, CoversThePeriodSinceTheMonitorStarted) {
+    test::PreparedHost host("trn1.2xlarge");
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = test::run_command(test::tool_path("neuron-monitor") + " -c " + write_config(host.home(), ".*") + " --reports 1",
+                                     host.env());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 0.25);
+    const nlohmann::json vcpu = nlohmann::json::parse(r.out)["system_data"]["vcpu_usage"];
+    double total = 0;
+    for (const auto& [mode, percent] : vcpu["average_usage"].items()) total += percent.get<double>();
+    EXPECT_GT(total, 50.0) << vcpu.dump(2);   // the modes of a measured interval add up to about 100 %
+    EXPECT_GE(vcpu["period"].get<double>(), 0.25) << vcpu.dump(2);
+}
+
 TEST(NeuronMonitorConfig, ABadConfigFileIsOneLine) {
     test::PreparedHost host("trn1.2xlarge");
     const fs::path path = host.home() / "bad.conf";
@@ -180,6 +197,21 @@ TEST(NeuronMonitorPrometheus, AnEndlessLineOnStdinIsOneLineNotAnAllocationFailur
     EXPECT_EQ(r.err, "neuron-monitor-prometheus: stdin: a line longer than 16 MiB is not a neuron-monitor report\n");
 }
 
+// neuron-monitor's output ends, so does the exporter: input that ends at once (before the server has
+// begun listening) too, which kept it serving for ever. A line that is not a report is skipped.
+TEST(NeuronMonitorPrometheus, StopsWhenItsInputEnds) {
+    for (int i = 0; i < 5; ++i) {
+        const auto r = test::run_command("echo garbage | timeout 60 " + test::tool_path("neuron-monitor-prometheus") +
+                                         " --port " + std::to_string(free_port()));
+        ASSERT_EQ(r.exit_code, 0) << r.err;   // timeout's 124 when it kept running
+        EXPECT_EQ(test::count_lines(r.err), 1) << r.err;
+        EXPECT_NE(r.err.find("skipped a line that is not a report"), std::string::npos) << r.err;
+    }
+    const auto empty = test::run_command("timeout 60 " + test::tool_path("neuron-monitor-prometheus") + " --port " +
+                                         std::to_string(free_port()) + " < /dev/null");
+    EXPECT_EQ(empty.exit_code, 0) << empty.err;
+}
+
 // trn2 with two physical NeuronCores per logical one: each logical core also reports its physical
 // cores' utilisation under "v3d" (tools.md 3.2), numbered nc_v3.<logical x 2 + i>.
 TEST(NeuronMonitorCounters, LogicalCoresOfTrn2ShowTheirPhysicalCores) {
@@ -188,7 +220,10 @@ TEST(NeuronMonitorCounters, LogicalCoresOfTrn2ShowTheirPhysicalCores) {
     p.cores = {{3, 2}, {3, 3}};
     host.write(p);
     host.write_activity(p.pid, {{{3, 2}, 1.0}, {{3, 3}, 0.5}});
-    const auto r = test::run_command(test::tool_path("neuron-monitor") + " --reports 1", host.env());
+    // A short period: the first report comes one period after the monitor starts, while the activity
+    // written here is still current.
+    const auto r = test::run_command(test::tool_path("neuron-monitor") + " -c " + write_config(host.home(), ".*") + " --reports 1",
+                                     host.env());
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto report = nlohmann::json::parse(r.out);
     ASSERT_EQ(report["neuron_runtime_data"].size(), 1u) << r.out;

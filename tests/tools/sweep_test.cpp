@@ -22,7 +22,8 @@ namespace fs = std::filesystem;
 constexpr const char* kTinyConfig = R"({"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 2,
   "intermediate_size": 512, "vocab_size": 30522, "max_position_embeddings": 512, "type_vocab_size": 2, "num_labels": 2})";
 
-// 15 points: 12 that run, 3 that fail (a core count the instance lacks, an unknown dtype, batch 0).
+// 15 points: 12 that run, 3 that fail (a core count the instance lacks, a dtype bert-train does not take,
+// batch 0).
 constexpr const char* kGrid = R"(iterations: 2
 grids:
   - task: inference
@@ -45,9 +46,10 @@ grids:
     seq: 16
     cores: 3
     batch: 1
-  - instance: inf1.xlarge
+  - task: classify
+    instance: trn1.2xlarge
     model: tiny.json
-    dtype: fp99
+    dtype: mixed
     seq: 16
     batch: 1
 )";
@@ -105,14 +107,16 @@ protected:
 constexpr size_t kTask = 0, kCores = 4, kBatch = 7, kThroughput = 10, kMfu = 11, kPeBusy = 12, kBuildCommand = 18, kRunCommand = 19;
 
 TEST_F(Sweep, FifteenPointsGiveTheSameCsvWithoutMpiAndOnTwoMpiRanks) {
+    // 3 points fail: the CSV is written and the exit code says so.
     const auto alone = sweep("grid.yaml -o alone.csv --no-plot");
-    ASSERT_EQ(alone.exit_code, 0) << alone.err;
+    ASSERT_EQ(alone.exit_code, 1) << alone.err;
     EXPECT_NE(alone.out.find("15 points, 0 already in alone.csv, 15 to run on 1 rank(s)"), std::string::npos) << alone.out;
     // As CI runs it: as root, two ranks on a machine of two cores.
     const auto mpi = in_directory(std::string(NSIM_MPIEXEC) + " --oversubscribe -np 2 " + test::tool_path("neuron-sim") +
                                       " sweep grid.yaml -o ranks.csv --no-plot",
                                   "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
-    ASSERT_EQ(mpi.exit_code, 0) << mpi.err;
+    ASSERT_NE(mpi.exit_code, 0) << mpi.err;
+    EXPECT_NE(mpi.err.find("3 of 15 points failed"), std::string::npos) << mpi.err;
     EXPECT_NE(mpi.out.find("15 to run on 2 rank(s)"), std::string::npos) << mpi.out;
 
     const std::string csv = read_file(path("alone.csv"));
@@ -168,20 +172,22 @@ TEST_F(Sweep, EachRowsCommandsReproduceIt) {
 
 TEST_F(Sweep, ABadPointIsARowWithItsErrorAndTheOthersRun) {
     const auto r = sweep("grid.yaml --no-plot");
-    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // Written in full, then exit code 1 and one line on stderr for a script to see.
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, "neuron-sim sweep: 3 of 15 points failed (their rows in grid.csv say why)\n");
     EXPECT_NE(r.out.find("wrote grid.csv: 15 rows, 3 with an error"), std::string::npos) << r.out;
     const std::vector<std::string> lines = lines_of(read_file(path("grid.csv")));
     ASSERT_EQ(lines.size(), 16u);
-    // batch 0, 3 cores of a 2-core instance, an unknown dtype: each its build's own one-line message,
+    // batch 0, 3 cores of a 2-core instance, a dtype bert-train does not take: each its build's own one-line message,
     // nothing measured.
     EXPECT_EQ(field(lines[13], kBatch), "0");
     EXPECT_NE(lines[13].find(",,,,,,,,,,batch (the micro-batch) '0' is not a whole number from 1 to 65536,"), std::string::npos)
         << lines[13];
     EXPECT_EQ(field(lines[14], kCores), "3");
     EXPECT_NE(lines[14].find(",\"3 cores asked, trn1.2xlarge has 2\",neuron-build bert "), std::string::npos) << lines[14];
-    EXPECT_EQ(field(lines[15], kTask), "inference");
-    EXPECT_NE(lines[15].find(",\"unknown --dtype 'fp99' (fp32, bf16, fp16, mixed)\","), std::string::npos) << lines[15];
-    EXPECT_NE(r.out.find("[15/15] inference inf1.xlarge tiny fp99 cores 1 seq 16 batch 1: error: unknown --dtype 'fp99'"),
+    EXPECT_EQ(field(lines[15], kTask), "classify");
+    EXPECT_NE(lines[15].find(",\"unknown --dtype 'mixed' (bf16, fp32)\","), std::string::npos) << lines[15];
+    EXPECT_NE(r.out.find("[15/15] classify trn1.2xlarge tiny mixed cores 1 seq 16 accum 1 batch 1: error: unknown --dtype 'mixed'"),
               std::string::npos) << r.out;
 }
 
@@ -283,6 +289,11 @@ INSTANTIATE_TEST_SUITE_P(
                  "neuron-sim: bad.yaml:5: unknown key 'steps' (known: task, instance, model, dtype, cores, seq, grad_accum, batch)"},
         BadSweep{"UnknownInstance", "instance: [trn1.2xlarge, trn9.huge]\nmodel: bert-base\nbatch: 1\n",
                  "neuron-sim: bad.yaml:1: unknown instance 'trn9.huge' (known: "},
+        BadSweep{"UnknownDtype", "instance: trn1.2xlarge\nmodel: bert-base\ndtype: [bf16, fp64]\nbatch: 1\n",
+                 "neuron-sim: bad.yaml:3: unknown dtype 'fp64' (known: fp32, bf16, fp16, mixed, mixed-bf16 for inference; "
+                 "bf16, fp32 for training)"},
+        BadSweep{"UnknownTask", "grids:\n  - task: infer\n    instance: trn1.2xlarge\n    model: bert-base\n    batch: 1\n",
+                 "neuron-sim: bad.yaml:2: unknown task 'infer' (known: inference, classify, pretrain)"},
         BadSweep{"NoBatch", "instance: trn1.2xlarge\nmodel: bert-base\n", "neuron-sim: bad.yaml:1: the grid has no 'batch'"},
         BadSweep{"MapForAValue", "instance: trn1.2xlarge\nmodel: bert-base\nbatch: {a: 1}\n",
                  "neuron-sim: bad.yaml:3: 'batch' must be a value or a list of values"},

@@ -141,8 +141,8 @@ int sc_main(int argc, char** argv) {
     std::string instance = "trn1.2xlarge";
     unsigned layers = 24, iterations = 5;
     app.add_option("--instance", instance, "Instance to simulate (one NeuronCore of it is used)");
-    app.add_option("--layers", layers, "Encoder layers")->check(CLI::Range(1u, 1000u));
-    app.add_option("--iterations", iterations, "Times the program runs back to back")->check(CLI::Range(1u, 100000u));
+    app.add_option("--layers", layers, "Encoder layers")->check(nsim::tools::in_range(1u, 1000u));
+    app.add_option("--iterations", iterations, "Times the program runs back to back")->check(nsim::tools::in_range(1u, 100000u));
     return nsim::tools::run_tool(app, argc, argv, [&] {
         const auto configs = nsim::config::ConfigSet::load(nsim::config::ConfigSet::default_dir());
         const nsim::config::HostSpec spec = configs.host(instance);

@@ -11,6 +11,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/number_options.h"
+
 namespace nsim::tools {
 
 // A problem the user caused and can fix (bad file, unknown instance, device busy...).

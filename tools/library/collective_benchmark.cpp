@@ -189,9 +189,21 @@ void check_nodes(const CollectiveBenchmarkRequest& request, const config::HostSp
         throw Error(fmt::format("nccom-test: -N {}: {} has no EFA to join instances (give an instance that has, such as "
                                 "trn1.32xlarge)", request.nodes, spec.instance.name));
     const uint32_t cores = spec.instance.devices * spec.chip.cores_per_device / std::max<uint32_t>(1, spec.chip.logical_neuroncore_config);
-    if (request.nodes > 1 && request.ranks / request.nodes > cores)   // one node: the runtime says it
+    if (request.nodes > 1 && request.ranks / request.nodes > cores)
         throw Error(fmt::format("nccom-test: -r {} over -N {} nodes is {} ranks per node; a {} has {} NeuronCores",
                                 request.ranks, request.nodes, request.ranks / request.nodes, spec.instance.name, cores));
+    // On one node the runtime would refuse the load ("needs 64 NeuronCores, this process holds 32"), which
+    // does not say that -N is how nccom-test spreads ranks over instances.
+    if (request.nodes == 1 && request.ranks > cores) {
+        uint32_t nodes = (request.ranks + cores - 1) / cores;
+        while (request.ranks % nodes != 0) ++nodes;   // -N must split the ranks evenly
+        const std::string hint = spec.instance.efa.devices == 0
+                                     ? fmt::format("-N spreads them over instances joined by EFA, which a {} has not",
+                                                   spec.instance.name)
+                                     : fmt::format("add -N {} to spread them over {} instances", nodes, nodes);
+        throw Error(fmt::format("nccom-test: -r {} ranks; a {} has {} NeuronCores (more ranks than one instance has: {})",
+                                request.ranks, spec.instance.name, cores, hint));
+    }
 }
 
 std::vector<CollectiveBenchmarkRow> run_collective_benchmark(Instance& instance, const CollectiveBenchmarkRequest& request,

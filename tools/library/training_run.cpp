@@ -47,6 +47,12 @@ double scheduled_learning_rate(const TrainingSchedule& s, uint32_t step) {
     return s.lr * std::max(0.0, double(s.total_steps - current) / std::max(1.0, double(s.total_steps) - s.warmup_steps));
 }
 
+void refuse_training_program(const isa::Container& program, const std::string& file, const std::string& needs) {
+    if (kernels::train::is_training_program(program))
+        throw Error(file + " is a training program (neuron-build bert-train): run it with neuron-sim train; " + needs +
+                    " needs an inference model (neuron-build bert)");
+}
+
 TrainingShape training_shape(const isa::Container& program, const std::string& file) {
     if (!kernels::train::is_training_program(program)) {
         if (is_built_model(program))

@@ -56,6 +56,10 @@ struct TrainingShape {
     uint32_t sequences_per_step() const { return micro_batch * grad_accum * cores * nodes; }   // every node's
 };
 TrainingShape training_shape(const isa::Container& program, const std::string& file);
+// For commands that take an inference model (serve, run --pairs): Error when `program` is a training
+// program, saying so and naming the command that runs it, rather than the caller's "not a model".
+// `needs`: who needs the inference model ("serve", "--pairs").
+void refuse_training_program(const isa::Container& program, const std::string& file, const std::string& needs);
 
 // The executions of one graph in one optimizer step: how many the step has, how many were simulated,
 // and one execution's time (the mean of the simulated ones), in full and in phases.

@@ -4,6 +4,8 @@
 #include <iostream>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "bert/bert_config.h"
 #include "bert/embedding_tables_file.h"
 #include "bert/fhe_tiny_checkpoint.h"
@@ -27,7 +29,7 @@ using kernels::device::BertProgramOptions;
 BertProgramOptions program_options(const BertBuildOptions& o, const config::HostSpec& host) {
     BertProgramOptions p;
     const auto precision = kernels::device::precision_from_name(o.dtype);
-    if (!precision) throw UserError("unknown --dtype '" + o.dtype + "' (fp32, bf16, fp16, mixed)");
+    if (!precision) throw UserError(fmt::format("unknown --dtype '{}' ({})", o.dtype, fmt::join(kBertDtypes, ", ")));
     p.precision = *precision;
     if (o.parallel == "data") p.parallel = kernels::device::Parallelism::Data;
     else if (o.parallel == "pipeline") p.parallel = kernels::device::Parallelism::Pipeline;

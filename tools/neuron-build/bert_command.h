@@ -12,6 +12,10 @@
 
 namespace nsim::tools {
 
+// The --dtype values `neuron-build bert` takes (kernels/device/precision.h), listed once: its option
+// check, its error and `neuron-sim sweep`'s check of a grid's dtype all use this list.
+inline const std::vector<std::string> kBertDtypes = {"fp32", "bf16", "fp16", "mixed", "mixed-bf16"};
+
 struct BertBuildOptions {
     std::string model;            // bert-base | bert-large | path to a config.json
     uint32_t seq = 128;

@@ -49,7 +49,8 @@ BertTrainBuild make_bert_train_build(const BertTrainBuildOptions& o) {
         throw UserError("--weights with --task pretrain: starting pretraining from a checkpoint is not built yet (random weights only)");
     if (pretrain && o.max_predictions > o.seq)
         throw UserError(fmt::format("--max-predictions {} exceeds --seq {}", o.max_predictions, o.seq));
-    if (o.dtype != "bf16" && o.dtype != "fp32") throw UserError("unknown --dtype '" + o.dtype + "' (bf16, fp32)");
+    if (std::find(kBertTrainDtypes.begin(), kBertTrainDtypes.end(), o.dtype) == kBertTrainDtypes.end())
+        throw UserError(fmt::format("unknown --dtype '{}' ({})", o.dtype, fmt::join(kBertTrainDtypes, ", ")));
     kernels::train::TrainingProgramOptions p;
     p.task = o.task;
     p.precision = o.dtype == "fp32" ? kernels::device::Precision::Fp32 : kernels::device::Precision::Bf16;

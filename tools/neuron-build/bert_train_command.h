@@ -13,6 +13,11 @@
 
 namespace nsim::tools {
 
+// What `neuron-build bert-train` takes for --task and --dtype, listed once for its option checks, its
+// errors and `neuron-sim sweep`'s check of a grid's task and dtype.
+inline const std::vector<std::string> kBertTrainTasks = {"classify", "pretrain"};
+inline const std::vector<std::string> kBertTrainDtypes = {"bf16", "fp32"};
+
 struct BertTrainBuildOptions {
     std::string task = "classify";    // classify | pretrain (masked LM + next sentence)
     std::string model;                // bert-base | bert-large | config.json

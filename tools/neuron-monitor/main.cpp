@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
     app.add_option("-c,--config-file", config_file, "Monitor configuration (JSON: period, neuron_runtimes, system_metrics); "
                                                      "default: every group every 5 s");
     app.add_option("--verbose", verbose, "Verbosity 0..4 (accepted; the simulated monitor has nothing more to say)")
-        ->check(CLI::Range(0, 4));
+        ->check(nsim::tools::in_range(0, 4));
     app.add_option("--instance,-i", instance, "Simulated host (instance type); default: the one in the host state")
         ->envname("NEURON_SIM_INSTANCE");
     app.add_option("--config", config_files, "Extra YAML file with your own chips or instances (a host remembers those "

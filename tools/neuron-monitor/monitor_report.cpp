@@ -61,8 +61,21 @@ nlohmann::json core_categories(const driver::CoreMemoryUsage& usage) {
 }  // namespace
 
 MonitorReporter::MonitorReporter(std::filesystem::path home, config::HostSpec spec, MonitorConfig config)
-    : home_(std::move(home)), spec_(std::move(spec)), config_(std::move(config)), last_stat_(sample_proc_stat()),
-      last_cpu_(sample_cpu({})) {}
+    : home_(std::move(home)), spec_(std::move(spec)), config_(std::move(config)) {
+    // The first report measures from now (started_s_), the CPU counters and each running process's
+    // execution counts too: a report at once covered a zero-length interval (CPU usage all zeros, idle
+    // too) and counted every execution since the runtime started while labelled with one period.
+    started_s_ = steady_now_s();
+    const HostSnapshot host = read_host_snapshot(home_, spec_);
+    std::vector<int> pids;
+    for (const auto& process : host.processes) {
+        pids.push_back(process.pid);
+        if (const driver::ActivityRecord* activity = activity_of(host, process.pid))
+            executions_seen_[process.pid] = activity->executions;
+    }
+    last_cpu_ = sample_cpu(pids);
+    last_stat_ = sample_proc_stat();
+}
 
 bool MonitorReporter::due(const std::string& key, double period_s, double now_s) const {
     const auto it = clocks_.find(key);
@@ -70,9 +83,9 @@ bool MonitorReporter::due(const std::string& key, double period_s, double now_s)
     return it == clocks_.end() || now_s - it->second.last_s >= 0.98 * period_s;
 }
 
-double MonitorReporter::take_period(const std::string& key, double period_s, double now_s) {
+double MonitorReporter::take_period(const std::string& key, double now_s) {
     GroupClock& clock = clocks_[key];
-    const double period = clock.last_s < 0 ? period_s : now_s - clock.last_s;
+    const double period = now_s - (clock.last_s < 0 ? started_s_ : clock.last_s);
     clock.last_s = now_s;
     return period;
 }
@@ -82,7 +95,9 @@ double MonitorReporter::seconds_until_due() const {
     double wait = std::numeric_limits<double>::max();
     auto consider = [&](const std::string& key, double period_s) {
         const auto it = clocks_.find(key);
-        wait = std::min(wait, it == clocks_.end() ? 0.0 : std::max(0.0, it->second.last_s + 0.98 * period_s - now));
+        // Before the first report, its groups wait for the shortest period; the first report has them all.
+        const double last = it == clocks_.end() ? started_s_ : it->second.last_s;
+        wait = std::min(wait, std::max(0.0, last + 0.98 * period_s - now));
     };
     for (size_t r = 0; r < config_.runtimes.size(); ++r)
         for (const MetricGroup& g : config_.runtimes[r].metrics) consider(fmt::format("runtime{}.{}", r, g.type), g.period_s);
@@ -117,7 +132,7 @@ nlohmann::json MonitorReporter::runtime_report(const HostSnapshot& host, const d
     for (const MetricGroup& group : config_.runtimes[selection].metrics) {
         const std::string key = fmt::format("runtime{}.{}", selection, group.type);
         if (!due(key, group.period_s, now_s)) continue;
-        const double period = clocks_.count(key) ? now_s - clocks_[key].last_s : group.period_s;
+        const double period = now_s - (clocks_.count(key) ? clocks_[key].last_s : started_s_);
         nlohmann::json data;
         if (group.type == "neuroncore_counters") {
             const auto utilization = core_utilization(host, pid);
@@ -225,7 +240,7 @@ nlohmann::json MonitorReporter::next_report() {
     for (size_t s = 0; s < config_.runtimes.size(); ++s)
         for (const MetricGroup& g : config_.runtimes[s].metrics) {
             const std::string key = fmt::format("runtime{}.{}", s, g.type);
-            if (due(key, g.period_s, now)) take_period(key, g.period_s, now);
+            if (due(key, g.period_s, now)) take_period(key, now);
         }
     last_cpu_ = cpu_now;
 
@@ -233,7 +248,7 @@ nlohmann::json MonitorReporter::next_report() {
     for (const MetricGroup& group : config_.system) {
         const std::string key = "system." + group.type;
         if (!due(key, group.period_s, now)) continue;
-        const double period = take_period(key, group.period_s, now);
+        const double period = take_period(key, now);
         nlohmann::json data;
         if (group.type == "vcpu_usage") {
             const ProcStatSample stat = sample_proc_stat();

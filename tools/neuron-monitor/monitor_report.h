@@ -27,7 +27,8 @@ public:
 
     // Seconds until the next group is due (0: now).
     double seconds_until_due() const;
-    // Reads the host and returns the report of the groups due now; the first report has them all.
+    // Reads the host and returns the report of the groups due now; the first report, due once the
+    // shortest period has passed since the reporter was made, has them all, measured from then.
     nlohmann::json next_report();
 
 private:
@@ -35,7 +36,7 @@ private:
         double last_s = -1;          // steady-clock seconds of the last capture
     };
     bool due(const std::string& key, double period_s, double now_s) const;
-    double take_period(const std::string& key, double period_s, double now_s);
+    double take_period(const std::string& key, double now_s);
     nlohmann::json runtime_report(const HostSnapshot& host, const driver::ProcessRecord& process, size_t selection,
                                   const CpuSample& cpu_now, double now_s);
     nlohmann::json execution_stats(const driver::ActivityRecord* activity, int pid);
@@ -43,6 +44,7 @@ private:
     std::filesystem::path home_;
     config::HostSpec spec_;
     MonitorConfig config_;
+    double started_s_ = 0;   // steady-clock seconds when the reporter was made
     std::map<std::string, GroupClock> clocks_;
     std::map<int, driver::ExecutionStats> executions_seen_;   // per pid: what earlier reports counted
     ProcStatSample last_stat_;

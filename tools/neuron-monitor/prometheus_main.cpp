@@ -1,6 +1,8 @@
 // neuron-monitor-prometheus: reads neuron-monitor's reports on stdin (one JSON document per line) and
 // serves them on http://127.0.0.1:PORT/metrics in the Prometheus text format, with the real
 // exporter's metric names (prometheus_exposition.h). Listens on the loopback interface only.
+#include <atomic>
+#include <chrono>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -34,7 +36,7 @@ bool read_report_line(std::istream& in, std::string& line) {
 int main(int argc, char** argv) {
     CLI::App app{"Serve neuron-monitor's reports (read on stdin) as Prometheus metrics", "neuron-monitor-prometheus"};
     int port = 8000;
-    app.add_option("--port", port, "TCP port on 127.0.0.1 (the real exporter's default: 8000)")->check(CLI::Range(1, 65535));
+    app.add_option("--port", port, "TCP port on 127.0.0.1 (the real exporter's default: 8000)")->check(nsim::tools::in_range(1, 65535));
 
     return nsim::tools::run_tool(app, argc, argv, [&] {
         nsim::tools::PrometheusExposition exposition;
@@ -44,7 +46,11 @@ int main(int argc, char** argv) {
         });
         if (!server.bind_to_port("127.0.0.1", port))
             throw nsim::tools::UserError("cannot listen on 127.0.0.1:" + std::to_string(port) + " (port in use?)");
-        std::thread serving([&] { server.listen_after_bind(); });
+        std::atomic<bool> listen_returned{false};
+        std::thread serving([&] {
+            server.listen_after_bind();
+            listen_returned = true;
+        });
         std::string line;
         std::string refusal;   // the server thread is joined before any error leaves
         try {
@@ -59,7 +65,10 @@ int main(int argc, char** argv) {
         } catch (const nsim::tools::UserError& e) {
             refusal = e.what();
         }
-        // neuron-monitor has stopped (or sent what is not a report): nothing new will come.
+        // neuron-monitor has stopped (or sent what is not a report): nothing new will come. httplib's stop()
+        // does nothing until the listen has begun, and input that ends at once (`echo x |`) gets here first:
+        // the server then listened for ever.
+        while (!server.is_running() && !listen_returned) std::this_thread::sleep_for(std::chrono::milliseconds(1));
         server.stop();
         serving.join();
         if (!refusal.empty()) throw nsim::tools::UserError(refusal);

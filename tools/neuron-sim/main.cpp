@@ -1,5 +1,4 @@
 // neuron-sim: the simulator's command line. Thin: parse, hand to a command, print.
-#include <cmath>
 #include <string>
 #include <vector>
 
@@ -18,18 +17,6 @@
 #include "neuron-sim/sweep_command.h"
 #include "neuron-sim/train_command.h"
 
-namespace {
-// CLI::Range lets NaN through (every comparison with it is false).
-const CLI::Validator finite_number(
-    [](const std::string& text) {
-        try {
-            return std::isfinite(std::stod(text)) ? std::string() : "is not a finite number: " + text;
-        } catch (const std::exception&) {
-            return std::string();  // not a number at all: the option's own conversion says so
-        }
-    },
-    "FINITE");
-}  // namespace
 
 int sc_main(int argc, char** argv) {
     // Started as `rmmod` or `modprobe` (the links in build/tools/sbin): the simulated host's own tools.
@@ -49,7 +36,7 @@ int sc_main(int argc, char** argv) {
     CLI::App* run_cmd = app.add_subcommand("run", "Execute a program on the simulated NeuronCores and report its timing");
     run_cmd->add_option("program", run.program, "Program file (assembled with neuron-as, or a model from neuron-build)")->required();
     CLI::Option* iterations = run_cmd->add_option("--iterations", run.iterations, "Execute the program this many times, each through the runtime (doorbell, completion); the report gives statistics over all of them")
-        ->check(CLI::Range(1u, 1000000u));
+        ->check(nsim::tools::in_range(1u, 1000000u));
     CLI::Option* functional = run_cmd->add_flag("--functional", run.functional, "Compute real values too (default: timing only)");
     CLI::Option* pairs = run_cmd->add_option("--pairs", run.pairs,
         "Classify the sentence pairs of this MRPC-format TSV (header, then label, #1 ID, #2 ID, #1 String, #2 String) "
@@ -69,7 +56,7 @@ int sc_main(int argc, char** argv) {
                         "copies and runtime work, every instruction and semaphore wait, DMA and HBM bandwidth counters (FILE.gz: "
                         "gzip-compressed, as Perfetto opens it too)");
     run_cmd->add_option("--trace-iteration", run.trace_iteration, "With --trace: the execution to trace, 1 to --iterations (default: the last)")
-        ->check(CLI::Range(1u, 1000000u));
+        ->check(nsim::tools::in_range(1u, 1000000u));
     run_cmd->add_option("--trace-window", run.trace_window,
                         "With --trace: keep only what overlaps START:END, microseconds from the traced execution's start "
                         "(END may be left out); for big models");
@@ -113,10 +100,10 @@ int sc_main(int argc, char** argv) {
     nsim::tools::ServeOptions serve;
     CLI::App* serve_cmd = app.add_subcommand("serve", "Simulate serving a neuron-build model under closed-loop load");
     serve_cmd->add_option("program", serve.program, "Model file (built with neuron-build)")->required()->check(CLI::ExistingFile);
-    serve_cmd->add_option("--clients", serve.clients, "Closed-loop clients")->check(CLI::Range(1u, 100000u));
-    serve_cmd->add_option("--requests", serve.requests, "Requests each client sends")->check(CLI::Range(1u, 1000000u));
+    serve_cmd->add_option("--clients", serve.clients, "Closed-loop clients")->check(nsim::tools::in_range(1u, 100000u));
+    serve_cmd->add_option("--requests", serve.requests, "Requests each client sends")->check(nsim::tools::in_range(1u, 1000000u));
     serve_cmd->add_option("--max-batch-delay", serve.max_batch_delay_ms, "Milliseconds a free copy waits for its batch to fill")
-        ->check(CLI::Range(0.0, 1e6))->check(finite_number);
+        ->check(nsim::tools::in_range(0.0, 1e6));
     serve_cmd->add_flag("--json", serve.json, "Print the report as one JSON object");
 
     nsim::library::CollectiveBenchmarkRequest nccom;
@@ -137,20 +124,20 @@ int sc_main(int argc, char** argv) {
     nccom_cmd->add_option("-d,--datatype", nccom.dtype, "Element type: fp32, bf16, fp16, fp8e4m3, fp8e5m2, int32, int8, uint8")
         ->capture_default_str();
     nccom_cmd->add_option("-n,--iters", nccom.iterations, "Timed executions per size")->capture_default_str()
-        ->check(CLI::Range(1u, 100000u));
+        ->check(nsim::tools::in_range(1u, 100000u));
     nccom_cmd->add_option("-w,--warmup_iters", nccom.warmup, "Untimed executions before them")->capture_default_str()
-        ->check(CLI::Range(0u, 100000u));
+        ->check(nsim::tools::in_range(0u, 100000u));
     nsim::tools::TrainOptions train;
     CLI::App* train_cmd = app.add_subcommand("train", "Train with a neuron-build bert-train program: one execution per optimizer step, the BERT script's LOG line per step, then step time, throughput, MFU, engines and memory");
     train_cmd->add_option("program", train.program, "Training program (neuron-build bert-train)")->required()->check(CLI::ExistingFile);
-    train_cmd->add_option("--steps", train.steps, "Optimizer steps")->check(CLI::Range(1u, 1000000u));
+    train_cmd->add_option("--steps", train.steps, "Optimizer steps")->check(nsim::tools::in_range(1u, 1000000u));
     train_cmd->add_flag("--functional", train.functional, "Train for real: compute values, read the loss (default: timing only)");
     train_cmd->add_option("--data", train.data, "With --functional: labelled sentence pairs, MRPC TSV (default: shared/data's MRPC dev set)");
     train_cmd->add_option("--vocab", train.vocab, "With --functional: the WordPiece vocab.txt to tokenize with (default as run --pairs)");
     train_cmd->add_option("--lr", train.lr, "Peak learning rate (linear schedule: warmup, then decay to 0 at the last step)")
-        ->check(CLI::Range(0.0, 10.0))->check(finite_number);
-    train_cmd->add_option("--warmup-steps", train.warmup_steps, "Steps of linear warmup from 0")->check(CLI::Range(0u, 1000000u));
-    train_cmd->add_option("--weight-decay", train.weight_decay, "AdamW's decoupled weight decay")->check(CLI::Range(0.0, 1.0))->check(finite_number);
+        ->check(nsim::tools::in_range(0.0, 10.0));
+    train_cmd->add_option("--warmup-steps", train.warmup_steps, "Steps of linear warmup from 0")->check(nsim::tools::in_range(0u, 1000000u));
+    train_cmd->add_option("--weight-decay", train.weight_decay, "AdamW's decoupled weight decay")->check(nsim::tools::in_range(0.0, 1.0));
     train_cmd->add_option("--save", train.save, "With --functional: write the trained model to this directory (config.json, model.safetensors with Hugging Face names, vocab.txt) for neuron-build bert --weights");
     train_cmd->add_flag("--json", train.json, "Print the steps and the report as one JSON object (no LOG lines)");
     train_cmd->add_option("--nodes", train.nodes, "Instances to train on, joined by EFA (the program's neuron-build bert-train --nodes); under mpirun they are spread over the ranks");

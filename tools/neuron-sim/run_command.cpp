@@ -4,8 +4,10 @@
 
 #include "common/tool_main.h"
 #include "isa/container_io.h"
+#include "library/output_paths.h"
 #include "library/program_preparation.h"
 #include "library/program_session.h"
+#include "library/training_run.h"
 #include "neuron-sim/check_command.h"
 #include "neuron-sim/model_run_command.h"
 #include "neuron-sim/pairs_command.h"
@@ -30,10 +32,13 @@ library::TraceOptions trace_options(const RunOptions& options) {
 // ringing the device (one path, DESIGN.md); only --pairs needs a BERT model.
 int run_program(const MachineSelection& machine, const RunOptions& options) {
     const config::HostSpec spec = machine.resolve();
+    // Before any work, as the --trace file is opened before the run: not a failure after minutes of it.
+    if (!options.profile_file.empty()) library::check_output_file("profile file", options.profile_file);
     // Read and decoded once: the runtime loads this program, not the file again.
     isa::Container program = library::read_program(options.program);
     if (!options.inputs.empty() || !options.output_dir.empty()) program = with_input_files(std::move(program), options);
     if (!options.pairs.empty()) {
+        library::refuse_training_program(program, options.program, "--pairs");
         if (!library::is_built_model(program))
             throw UserError("--pairs needs a BERT model built by neuron-build; " + options.program + " is a bare program");
         return run_pairs(machine, options, std::move(program));

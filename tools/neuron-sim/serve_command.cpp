@@ -11,6 +11,7 @@
 #include "library/instance.h"
 #include "library/program_preparation.h"
 #include "library/program_session.h"
+#include "library/training_run.h"
 #include "serving_simulation.h"
 
 namespace nsim::tools {
@@ -18,6 +19,7 @@ namespace nsim::tools {
 int run_serve(const MachineSelection& machine, const ServeOptions& options) {
     const config::HostSpec spec = machine.resolve_host();
     isa::Container program = library::read_program(options.program);
+    library::refuse_training_program(program, options.program, "serve");
     if (!library::is_built_model(program))
         throw UserError(options.program + " is not a model built by neuron-build (serve needs its batch and copies)");
     library::Instance instance(spec);

@@ -201,7 +201,12 @@ int run_sweep(const MachineSelection& machine, const SweepOptions& o) {
         const PlotOutcome plot = plot_sweep(rows, plot_path(o), title);
         (plot.drawn ? std::cout : std::cerr) << (plot.drawn ? "" : "neuron-sim sweep: ") << plot.line << std::endl;
     }
-    return 0;
+    // A script running the sweep learns from the exit code that the CSV is not all measurements.
+    if (errors == 0) return 0;
+    std::cerr << fmt::format("neuron-sim sweep: {} of {} points failed (their rows in {} say why)", errors, rows.size(),
+                             csv.string())
+              << std::endl;
+    return kExitUserError;
 }
 
 }  // namespace nsim::tools

@@ -9,6 +9,8 @@
 
 #include "bert/bert_config.h"
 #include "common/tool_main.h"
+#include "neuron-build/bert_command.h"
+#include "neuron-build/bert_train_command.h"
 
 namespace nsim::tools {
 namespace {
@@ -51,12 +53,33 @@ std::vector<std::string> grid_values(const std::string& file, const std::string&
     return values;
 }
 
+// A task or dtype neuron-build would refuse is an error of the file, said once with what it takes, not
+// an error row for every point that has it.
+void check_grid_values(const std::string& file, const std::string& key, const YAML::Node& node,
+                       const std::vector<std::string>& values) {
+    if (key != "task" && key != "dtype") return;
+    std::vector<std::string> inference{"inference"}, training = kBertTrainTasks;
+    if (key == "dtype") {
+        inference = kBertDtypes;
+        training = kBertTrainDtypes;
+    }
+    for (const std::string& value : values)
+        if (std::find(inference.begin(), inference.end(), value) == inference.end() &&
+            std::find(training.begin(), training.end(), value) == training.end())
+            throw error_at(file, node,
+                           key == "task" ? fmt::format("unknown task '{}' (known: {}, {})", value, fmt::join(inference, ", "),
+                                                       fmt::join(training, ", "))
+                                         : fmt::format("unknown dtype '{}' (known: {} for inference; {} for training)", value,
+                                                       fmt::join(inference, ", "), fmt::join(training, ", ")));
+}
+
 // The grid keys of `map` over `defaults`; an unknown key (or a top-level one inside `grids`) is an error.
 GridValues read_grid(const std::string& file, const YAML::Node& map, GridValues values, bool top_level) {
     for (const auto& entry : map) {
         const std::string key = entry.first.Scalar();
         if (is_grid_key(key)) {
             values[key] = grid_values(file, key, entry.second);
+            check_grid_values(file, key, entry.second, values[key]);
             continue;
         }
         const bool sweep_key = std::find(std::begin(kSweepKeys), std::end(kSweepKeys), key) != std::end(kSweepKeys);

@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <ctime>
-#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -15,6 +14,7 @@
 #include "library/cluster_training.h"
 #include "library/instance.h"
 #include "library/model_vocabulary.h"
+#include "library/output_paths.h"
 #include "library/program_preparation.h"
 #include "library/training_checkpoint.h"
 #include "library/training_report.h"
@@ -66,16 +66,16 @@ int train_on_nodes(const MachineSelection& machine, const TrainOptions& o, libra
     const bool reports = nodes.process() == 0;
     if (o.functional && !library::has_weights(program))
         throw UserError("--functional needs a training program built with weights (this one was built --timing-only)");
+    if (!o.functional && (!o.data.empty() || !o.save.empty()))
+        throw UserError(std::string(o.save.empty() ? "--data" : "--save") + " needs --functional (a timing run computes no values)");
+    // Before the model loads and the steps run, not after them.
+    if (!o.save.empty()) library::check_output_directory("--save", o.save);
     // The data is read and checked before the model loads.
     library::TrainingData data;
     if (o.functional) {
         const kernels::BertTokenizer tokenizer(library::model_vocabulary(program, o.vocab));
         data = library::training_data(o.data.empty() ? library::default_training_data_path() : o.data, tokenizer, shape);
-    } else if (!o.data.empty() || !o.save.empty()) {
-        throw UserError(std::string(o.save.empty() ? "--data" : "--save") + " needs --functional (a timing run computes no values)");
     }
-    if (std::error_code ec; !o.save.empty() && std::filesystem::exists(o.save, ec) && !std::filesystem::is_directory(o.save, ec))
-        throw UserError("--save " + o.save + ": exists and is not a directory");
     library::Instance instance(spec, node_host(nodes.first_local_node()));
     library::Session session(instance, program, o.functional);
     library::TrainingSchedule schedule;

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     app.add_option("--config", config_files, "Extra YAML file with your own chips or instances (a host remembers those "
                                              "it was first used with)")->check(CLI::ExistingFile);
     app.add_flag("--once", once, "Print one frame to stdout and exit (no terminal UI)");
-    app.add_option("--width", width, "Columns of the --once frame")->check(CLI::Range(40, 1000));
+    app.add_option("--width", width, "Columns of the --once frame")->check(nsim::tools::in_range(40, 1000));
 
     return nsim::tools::run_tool(app, argc, argv, [&] {
         const auto home = nsim::driver::HostState::default_home();

@@ -34,14 +34,10 @@ isa::AluOp alu_of(const std::string& name) { return named(isa::alu_op_from_name,
 // A program being built, and whether finish() has taken it.
 class KernelBuilder {
 public:
-    KernelBuilder(const std::string& instance, uint32_t cores) {
+    KernelBuilder(const std::string& instance, int64_t core_count) {
+        const uint32_t cores = unsigned_arg(core_count, "cores");
         if (cores == 0) throw py::value_error("a program has at least one core");
-        config::HostSpec spec;
-        try {
-            spec = library::host_spec(instance, {});
-        } catch (const std::exception& e) {
-            throw library::Error(e.what());
-        }
+        const config::HostSpec spec = host_spec_or_error([&] { return library::host_spec(instance, {}); });
         program_ = std::make_unique<builder::ProgramBuilder>(spec.chip.core, cores);
     }
 
@@ -112,15 +108,19 @@ void bind_builder(py::module_& m) {
         .def_readonly("ap", &builder::View::ap)
         .def("part", &builder::View::part, "The same view marked as a partial write (see kernels/builder/on_chip_view.h)");
 
-    m.def("tile", [](const builder::Buffer& b, const std::string& dtype, uint32_t p0, uint32_t np, uint64_t first, uint32_t count) {
-              return builder::tile(b, dtype_of(dtype), p0, np, first, count);
+    m.def("tile", [](const builder::Buffer& b, const std::string& dtype, int64_t p0, int64_t np, int64_t first, int64_t count) {
+              return builder::tile(b, dtype_of(dtype), unsigned_arg(p0, "partition"), unsigned_arg(np, "partitions"),
+                                   unsigned_arg64(first, "first"), unsigned_arg(count, "count"));
           },
           py::arg("buffer"), py::arg("dtype"), py::arg("partition"), py::arg("partitions"), py::arg("first"), py::arg("count"),
           "Elements [first, first + count) of partitions [partition, partition + partitions) of the buffer");
     m.def("dram_rows",
-          [](uint32_t tensor, const std::string& dtype, uint64_t row_length, uint64_t row, uint32_t rows, uint64_t column,
-             uint32_t columns, int32_t row_stride) {
-              return builder::dram(builder::dram_rows(tensor, dtype_of(dtype), row_length, row, rows, column, columns, row_stride));
+          [](int64_t tensor, const std::string& dtype, int64_t row_length, int64_t row, int64_t rows, int64_t column,
+             int64_t columns, int32_t row_stride) {
+              return builder::dram(builder::dram_rows(unsigned_arg(tensor, "tensor"), dtype_of(dtype),
+                                                      unsigned_arg64(row_length, "row_length"), unsigned_arg64(row, "row"),
+                                                      unsigned_arg(rows, "rows"), unsigned_arg64(column, "column"),
+                                                      unsigned_arg(columns, "columns"), row_stride));
           },
           py::arg("tensor"), py::arg("dtype"), py::arg("row_length"), py::arg("row"), py::arg("rows"), py::arg("column"),
           py::arg("columns"), py::arg("row_stride") = -1,
@@ -137,18 +137,22 @@ void bind_builder(py::module_& m) {
         .def_property_readonly("max_contraction", [](const Core& c) { return c.get().spec().tensor.max_contraction; })
         .def_property_readonly("max_stationary_free", [](const Core& c) { return c.get().spec().tensor.max_stationary_free; })
         .def_property_readonly("max_moving_free", [](const Core& c) { return c.get().spec().tensor.max_moving_free; })
-        .def("sbuf", [](const Core& c, uint64_t bytes, const std::string& what) { return c.get().sbuf(bytes, what); }, py::arg("bytes_per_partition"), py::arg("what"),
+        .def("sbuf", [](const Core& c, int64_t bytes, const std::string& what) {
+                 return c.get().sbuf(unsigned_arg64(bytes, "bytes_per_partition"), what);
+             }, py::arg("bytes_per_partition"), py::arg("what"),
              "A new SBUF buffer over every partition")
-        .def("psum", [](const Core& c, uint32_t bank, uint32_t first, uint32_t count) { return c.get().psum(bank, first, count); }, py::arg("bank"), py::arg("first") = 0,
+        .def("psum", [](const Core& c, int64_t bank, int64_t first, int64_t count) {
+                 return c.get().psum(unsigned_arg(bank, "bank"), unsigned_arg(first, "first"), unsigned_arg(count, "count"));
+             }, py::arg("bank"), py::arg("first") = 0,
              py::arg("count") = builder::CoreBuilder::kPsumGranules, "Granules of a PSUM bank as a buffer")
-        .def("dma_channel", [](const Core& c, const std::string& name, uint32_t queue_class, uint32_t width) -> builder::DmaChannel& {
-                 return c.get().dma_channel(name, queue_class, width);
+        .def("dma_channel", [](const Core& c, const std::string& name, int64_t queue_class, int64_t width) -> builder::DmaChannel& {
+                 return c.get().dma_channel(name, unsigned_arg(queue_class, "queue_class"), unsigned_arg(width, "width"));
              }, py::arg("name"), py::arg("queue_class") = 0, py::arg("width") = 0,
              py::return_value_policy::reference_internal, "A DMA channel (width 0: a queue on every DMA engine of the core)")
         .def("dma", [](const Core& c, builder::DmaChannel& ch, const std::vector<Piece>& pieces) { c.get().dma(ch, pieces_of(pieces)); },
              py::arg("channel"), py::arg("pieces"), "One transfer: a list of (dst, src) views")
-        .def("copy", [](const Core& c, builder::DmaChannel& ch, const builder::View& dst, const builder::View& src, uint32_t pieces) {
-                 c.get().dma(ch, builder::CoreBuilder::split_rows(dst, src, pieces));
+        .def("copy", [](const Core& c, builder::DmaChannel& ch, const builder::View& dst, const builder::View& src, int64_t pieces) {
+                 c.get().dma(ch, builder::CoreBuilder::split_rows(dst, src, unsigned_arg(pieces, "pieces")));
              },
              py::arg("channel"), py::arg("dst"), py::arg("src"), py::arg("pieces") = 1,
              "One transfer of dst <- src, split by partitions (rows) into up to `pieces` pieces over the channel's queues")
@@ -190,13 +194,14 @@ void bind_builder(py::module_& m) {
     py::class_<KernelBuilder>(m, "KernelBuilder",
         "A program for the NeuronCores of an instance type, built instruction by instruction; the builder derives the "
         "semaphores (kernels/builder)")
-        .def(py::init<const std::string&, uint32_t>(), py::arg("instance"), py::arg("cores") = 1)
+        .def(py::init<const std::string&, int64_t>(), py::arg("instance"), py::arg("cores") = 1)
         .def("add_tensor", &KernelBuilder::add_tensor, py::arg("name"), py::arg("role"), py::arg("dtype"), py::arg("shape"),
              py::arg("data") = py::none(),
              "A device-memory tensor (role input, output or weight); returns its index for dram_rows. `data`: its initial "
              "values as a numpy array")
         .def("set_metadata", [](KernelBuilder& b, const std::string& key, const std::string& value) { b.program().set_metadata(key, value); })
-        .def("core", [](KernelBuilder& b, uint32_t index) {
+        .def("core", [](KernelBuilder& b, int64_t core_index) {
+                 const uint32_t index = unsigned_arg(core_index, "index");
                  if (index >= b.program().cores()) throw py::index_error("the program has " + std::to_string(b.program().cores()) + " core(s)");
                  return Core{&b, index};
              },

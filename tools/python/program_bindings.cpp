@@ -35,19 +35,15 @@ OpenInstance& open_instance_slot() {
 library::Instance& open_instance(const std::string& name, const std::vector<std::string>& config_files) {
     OpenInstance& slot = open_instance_slot();
     if (slot.instance) {
+        // A name no configuration knows is reported as unknown first: that is the mistake to fix.
+        if (slot.name != name || slot.config_files != config_files)
+            host_spec_or_error([&] { return library::host_spec(name, config_files); });
         if (slot.name != name || slot.config_files != config_files)
             throw library::Error("this process has instance " + slot.name + " open; a process simulates one host (SystemC "
                                  "elaborates one per process): run another instance in another process");
         return *slot.instance;
     }
-    config::HostSpec spec;
-    try {
-        spec = library::use_host(name, config_files);
-    } catch (const library::Error&) {
-        throw;
-    } catch (const std::exception& e) {
-        throw library::Error(e.what());
-    }
+    const config::HostSpec spec = host_spec_or_error([&] { return library::use_host(name, config_files); });
     slot.instance = std::make_unique<library::Instance>(spec);
     slot.name = name;
     slot.config_files = config_files;
@@ -65,7 +61,9 @@ struct Result {
 };
 
 Result run_program(library::Instance& instance, const isa::Container& program, const py::object& inputs, bool functional,
-                   uint32_t iterations, const std::optional<std::string>& trace, const std::optional<std::string>& output_dir) {
+                   int64_t iteration_count, const std::optional<std::string>& trace,
+                   const std::optional<std::string>& output_dir) {
+    const uint32_t iterations = unsigned_arg(iteration_count, "iterations");
     if (iterations == 0) throw py::value_error("iterations must be at least 1");
     if (!functional && (!inputs.is_none() || output_dir))
         throw py::value_error("inputs and output_dir need functional=True (a timing run computes no values)");

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "isa/access_pattern.h"
 #include "isa/container.h"
 
 namespace nsim::isa {
@@ -34,6 +35,12 @@ struct Diagnostic {
 
     std::string text() const;
 };
+
+// A matmul's operands that do not fit together (dst[M, N] = stationary[K, M]^T @ moving[K, N]), one
+// message each; empty when they do. The validator reports them per instruction, and the kernel builder
+// refuses such a matmul when it is emitted, so a kernel writer hears of it at the call, not at the run.
+std::vector<std::string> matmul_shape_problems(const AccessPattern& dst, const AccessPattern& stationary,
+                                               const AccessPattern& moving);
 
 // Every problem found, in file order; empty when the program can run on that generation.
 std::vector<Diagnostic> validate(const Container&, const GenerationLimits&);
