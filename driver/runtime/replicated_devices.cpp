@@ -1,7 +1,6 @@
 #include "replicated_devices.h"
 
 #include <algorithm>
-#include <tuple>
 
 namespace nsim::runtime {
 namespace {
@@ -24,8 +23,6 @@ uint32_t cores_of_first_device(const std::vector<sim::core::PhysicalCore>& cores
     return uint32_t(per_device);
 }
 
-using StreamKey = std::tuple<isa::Engine, uint8_t>;
-
 }  // namespace
 
 uint32_t cores_to_simulate(const isa::Container& program, const sim::core::ProgramPlacement& placement, uint32_t graph) {
@@ -33,26 +30,14 @@ uint32_t cores_to_simulate(const isa::Container& program, const sim::core::Progr
     if (!placement.region_per_core) return all;
     const uint32_t per_device = cores_of_first_device(placement.cores);
     if (per_device == 0) return all;
-    // The graph's streams by program core; each core's must be those of the first device's core in its place.
+    // Each core's streams must be those of the first device's core in its place.
     std::vector<std::vector<const isa::InstructionStream*>> of_core(all);
-    for (const isa::InstructionStream& s : program.streams)
-        if (s.graph == graph && !s.instructions.empty() && s.core < all) of_core[s.core].push_back(&s);
-    for (auto& streams : of_core)
-        std::sort(streams.begin(), streams.end(), [](const auto* a, const auto* b) {
-            return StreamKey{a->engine, a->queue} < StreamKey{b->engine, b->queue};
-        });
+    for (uint32_t core = 0; core < all; ++core) of_core[core] = isa::core_streams(program, graph, core);
     for (uint32_t core = 0; core < per_device; ++core)
         for (const isa::InstructionStream* s : of_core[core])
             if (std::any_of(s->instructions.begin(), s->instructions.end(), reaches_other_cores)) return all;
-    for (uint32_t core = per_device; core < all; ++core) {
-        const auto& mine = of_core[core];
-        const auto& model = of_core[core % per_device];
-        if (mine.size() != model.size()) return all;
-        for (size_t i = 0; i < mine.size(); ++i)
-            if (mine[i]->engine != model[i]->engine || mine[i]->queue != model[i]->queue ||
-                mine[i]->instructions != model[i]->instructions)
-                return all;
-    }
+    for (uint32_t core = per_device; core < all; ++core)
+        if (!isa::same_streams(of_core[core], of_core[core % per_device])) return all;
     return per_device;
 }
 

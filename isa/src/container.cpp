@@ -89,6 +89,23 @@ std::vector<bool> tensors_of_graph(const Container& c, uint32_t graph) {
     return used;
 }
 
+std::vector<const InstructionStream*> core_streams(const Container& c, uint32_t graph, uint32_t core) {
+    std::vector<const InstructionStream*> streams;
+    for (const InstructionStream& s : c.streams)
+        if (s.graph == graph && s.core == core && !s.instructions.empty()) streams.push_back(&s);
+    std::sort(streams.begin(), streams.end(), [](const InstructionStream* a, const InstructionStream* b) {
+        return std::make_tuple(a->engine, a->queue) < std::make_tuple(b->engine, b->queue);
+    });
+    return streams;
+}
+
+bool same_streams(const std::vector<const InstructionStream*>& a, const std::vector<const InstructionStream*>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i]->engine != b[i]->engine || a[i]->queue != b[i]->queue || a[i]->instructions != b[i]->instructions) return false;
+    return true;
+}
+
 std::string queue_name(Engine engine, uint8_t queue) {
     std::string name(name_of(engine));
     if (engine == Engine::Dma) name += std::to_string(queue);

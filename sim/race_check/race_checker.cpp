@@ -199,28 +199,6 @@ std::string InstructionRef::text() const {
     return fmt::format("core {} {} #{} ({})", core, isa::queue_name(engine, queue), index, isa::info(opcode).mnemonic);
 }
 
-namespace {
-
-// A core's streams in one graph, in a fixed order, for comparing two cores' instructions.
-std::vector<const isa::InstructionStream*> streams_of(const isa::Container& program, uint32_t graph, uint32_t core) {
-    std::vector<const isa::InstructionStream*> streams;
-    for (const isa::InstructionStream& s : program.streams)
-        if (s.graph == graph && s.core == core) streams.push_back(&s);
-    std::sort(streams.begin(), streams.end(), [](const auto* a, const auto* b) {
-        return std::make_tuple(a->engine, a->queue) < std::make_tuple(b->engine, b->queue);
-    });
-    return streams;
-}
-
-bool same_instructions(const std::vector<const isa::InstructionStream*>& a, const std::vector<const isa::InstructionStream*>& b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (a[i]->engine != b[i]->engine || a[i]->queue != b[i]->queue || a[i]->instructions != b[i]->instructions) return false;
-    return true;
-}
-
-}  // namespace
-
 std::vector<Finding> check(const isa::Container& program, CheckCoverage* coverage) {
     std::vector<Finding> findings = overlapping_tensors(program);
     // A program of several graphs: each checked alone, in index order (the order a training step runs
@@ -237,9 +215,9 @@ std::vector<Finding> check(const isa::Container& program, CheckCoverage* coverag
         // not a model: its copies are checked, so that every core's findings are listed.)
         std::vector<std::vector<const isa::InstructionStream*>> clean;
         for (uint32_t core : cores) {
-            std::vector<const isa::InstructionStream*> streams = streams_of(program, graph, core);
+            std::vector<const isa::InstructionStream*> streams = isa::core_streams(program, graph, core);
             if (coverage) ++coverage->core_graphs;
-            if (std::any_of(clean.begin(), clean.end(), [&](const auto& c) { return same_instructions(c, streams); })) {
+            if (std::any_of(clean.begin(), clean.end(), [&](const auto& c) { return isa::same_streams(c, streams); })) {
                 if (coverage) ++coverage->repeated;
                 continue;
             }

@@ -66,6 +66,11 @@ public:
     static builder::View columns(const builder::Buffer& b, uint32_t first, uint32_t count) {
         return builder::tile(b, isa::DType::Fp32, 0, 128, first, count);
     }
+    // Gives back everything above `mark` (`old` with it) and allocates `columns` fp32 columns there.
+    builder::Buffer reuse(uint32_t columns, const std::string& what) {
+        core.sbuf_rewind(mark);
+        return core.sbuf(columns * 4, what);
+    }
     bool pool_waits_for_act() {
         core.finish();
         return pool_waits_for_act_signal(program.finish());
@@ -84,8 +89,7 @@ public:
 // builder did not hand out is refused.
 TEST(CoreBuilderSync, ARewoundBufferWaitsForTheReadersOfTheOneItReuses) {
     ActReadsABuffer t;
-    t.core.sbuf_rewind(t.mark);
-    const builder::Buffer reused = t.core.sbuf(64 * 4, "reused");
+    const builder::Buffer reused = t.reuse(64, "reused");
     EXPECT_EQ(reused.offset, t.old.offset);
     t.core.memset(isa::Engine::Pool, t.columns(reused, 0, 64), 2.0f);
     EXPECT_THROW(t.core.sbuf_rewind(t.core.sbuf_used() + 1), std::logic_error);
@@ -97,11 +101,9 @@ TEST(CoreBuilderSync, ARewoundBufferWaitsForTheReadersOfTheOneItReuses) {
 // pending readers to the buffers that reuse its bytes rather than tracking it for ever).
 TEST(CoreBuilderSync, ABufferOverTwoGivenBackOnesWaitsForTheOlderOnesReader) {
     ActReadsABuffer t;
-    t.core.sbuf_rewind(t.mark);
-    const builder::Buffer second = t.core.sbuf(32 * 4, "second");
+    const builder::Buffer second = t.reuse(32, "second");
     t.core.memset(isa::Engine::Dve, t.columns(second, 0, 32), 2.0f);
-    t.core.sbuf_rewind(t.mark);
-    const builder::Buffer third = t.core.sbuf(64 * 4, "third");
+    const builder::Buffer third = t.reuse(64, "third");
     EXPECT_EQ(third.offset, t.old.offset);
     t.core.memset(isa::Engine::Pool, t.columns(third, 0, 64), 3.0f);
     EXPECT_TRUE(t.pool_waits_for_act());
@@ -123,8 +125,7 @@ TEST(CoreBuilderSync, APartialWriteAfterAnotherWriteStillWaitsForTheReadersBefor
 // reader and writer.
 TEST(CoreBuilderSync, APartialWriteIntoAReusedBufferWaitsForTheOldOnesReader) {
     ActReadsABuffer t;
-    t.core.sbuf_rewind(t.mark);
-    const builder::Buffer reused = t.core.sbuf(64 * 4, "reused");
+    const builder::Buffer reused = t.reuse(64, "reused");
     t.core.memset(isa::Engine::Dve, t.columns(reused, 0, 32), 2.0f);
     t.core.memset(isa::Engine::Pool, t.columns(reused, 32, 32).part(), 3.0f);
     EXPECT_TRUE(t.pool_waits_for_act());

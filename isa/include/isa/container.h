@@ -95,6 +95,11 @@ struct Container {
 // the inputs the host must write before executing that graph, the outputs it can read after.
 std::vector<bool> tensors_of_graph(const Container&, uint32_t graph);
 
+// The streams of `core` in graph `graph` that hold instructions, ordered by (engine, queue): two cores
+// run the same instructions when theirs are the same_streams (the cores of a data-parallel program).
+std::vector<const InstructionStream*> core_streams(const Container&, uint32_t graph, uint32_t core);
+bool same_streams(const std::vector<const InstructionStream*>& a, const std::vector<const InstructionStream*>& b);
+
 // "core 0 queue pe", "core 1 queue dma3"
 std::string queue_name(Engine engine, uint8_t queue);
 std::string describe(const InstructionStream&);
